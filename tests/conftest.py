@@ -1,0 +1,24 @@
+"""Shared fixtures: a tiny model and small SimPhone datasets, built once per test session."""
+import os
+import pytest
+
+os.environ.setdefault('ADBUTILS_ADB_PATH', '/bin/false')   # never let adbutils start a real adb server
+
+
+@pytest.fixture(scope='session')
+def sim_data(tmp_path_factory):
+    "Small train and held-out splits in the Mobile-R1 format."
+    from mobile_r1.sim.generate import generate_dataset
+    root = tmp_path_factory.mktemp('data')
+    return {'train': generate_dataset(root / 'train', 'train', n=12, seed=0),
+            'held_out': generate_dataset(root / 'held_out', 'held_out', n=4, seed=1)}
+
+
+@pytest.fixture(scope='session')
+def tiny_model(tmp_path_factory, sim_data):
+    "A tiny Qwen2.5-VL whose tokenizer is trained on the small train split's text (fast to build)."
+    from mobile_r1.data import read_dataset
+    from mobile_r1.policy import tiny_qwen_vl
+    eps = read_dataset(sim_data['train'])
+    corpus = [ep.system for ep in eps] + [s.answer() for ep in eps for s in ep.steps] + ['历史动作:', '无']
+    return tiny_qwen_vl(tmp_path_factory.mktemp('models') / 'tiny', corpus=corpus, vocab_size=800)
