@@ -4,13 +4,24 @@ Modules:
 
 - `mobile_r1.actions`: The `mobile_use` action language: validated action dataclasses, a lenient parser for the model's answer, the canonical writer, and the coordinate frames a point travels through.
 - `mobile_r1.data`: Read and write trajectories laid out like the Hugging Face `PG23/Mobile-R1` release (`data.jsonl` + `images/`), tolerate its quirks, and build the chat samples each training stage needs (system prompt, text history, resized screenshot, golden answer in the model's frame).
+- `mobile_r1.device`: The `Phone` protocol every stage drives, and `AdbPhone`: the same `reset`/`step` on a real Android phone or emulator, over adb.
+- `mobile_r1.evaluate`: The paper's static benchmark (step Accuracy, Task Success, Tail Success, Format and Args Errors) on any Mobile-R1-format split, online task success on SimPhone, and the results table.
+- `mobile_r1.fake_adb`: An adb server on 127.0.0.1 whose devices are SimPhones, so adbutils, `AdbPhone` and Google's own `adb` drive the simulator: the adb code path, tested without a phone.
 - `mobile_r1.judge`: Stage 3's task-level reward: a judge reads a whole trajectory and returns a score in [0, 1] with a reason: the simulator's checker (`RuleJudge`) or a GPT-4o-style model behind any OpenAI-compatible endpoint (`OpenAIJudge`), with retries, a thread pool, a disk cache, and an agreement report.
+- `mobile_r1.metrics`: One JSONL row per logging step, with the same names in every stage, and the TRL callback that writes them.
+- `mobile_r1.policy`: Load a vision-language model by Hub id or folder (Qwen2.5-VL-3B is the paper's), or build a tiny Qwen2.5-VL in code; add LoRA, freeze the vision tower, and act on phone screens in batches.
+- `mobile_r1.rewards`: The action-level reward of stage 2, the task-level reward of stage 3, and the group-relative advantages GRPO turns them into.
+- `mobile_r1.rollout`: Play whole episodes on a phone: `run_episode` as a plain loop, and a batched runner that plays many episodes at once with one model call per turn.
 - `mobile_r1.sim.apps`: Ten apps declared as data, in the spirit of the paper's Chinese apps: shopping, travel (TravelPig), food delivery, video, maps, messaging, settings, music, and two apps kept out of training (movie tickets, notes); plus the English → Chinese glossary.
 - `mobile_r1.sim.core`: The data schema of SimPhone's apps (elements, screens, apps), the copyable phone state a checker reads, the difficulty config, and the layout that turns a screen's identity into element boxes.
 - `mobile_r1.sim.expert`: A planner that reads the current phone state and gives the golden next action with the paper's thought ("state + next action + purpose"), an action sentence and the target's box: the annotator behind SimPhone's data, and a reference policy.
 - `mobile_r1.sim.generate`: Run the expert over a split's tasks, with random pop-ups and detours so recoveries appear, and write the trajectories in the Mobile-R1 format (data.jsonl + PNG images), atomically.
 - `mobile_r1.sim.phone`: The built-in phone: Gymnasium-shaped `reset`/`step` over the apps, taking `mobile_r1.actions` in device pixels and returning screenshots, visible elements with boxes, and a copyable state.
 - `mobile_r1.sim.render`: Draw what the phone shows (a `View`: visible elements with boxes, the app bar, tabs, keyboard, pop-up) as a flat, phone-like PIL screenshot; deterministic, cached by view.
-- `mobile_r1.sim.tasks`: Instruction templates over every app, goal predicates over the phone state (the checker), and the `train` / `held_out` / `unseen_apps` splits."""
+- `mobile_r1.sim.tasks`: Instruction templates over every app, goal predicates over the phone state (the checker), and the `train` / `held_out` / `unseen_apps` splits.
+- `mobile_r1.stage1`: Supervised finetuning on golden trajectories with TRL's SFTTrainer, so the model answers in the `<think>…<action>…<tool_call>…` format; ends with a format-compliance report.
+- `mobile_r1.stage2`: Single-step online RL on TRL's GRPOTrainer: sample G answers per recorded step, reward each with the action-level reward plus the format reward, and push the better ones up.
+- `mobile_r1.stage3`: The paper's contribution, as our own loop: play G whole episodes per instruction on a phone, score each trajectory with a judge, and push every turn of the better trajectories up.
+- `mobile_r1.widgets`: Watch reward curves live while a stage trains, replay a finished run's metrics, and step through trajectories turn by turn."""
 
 __version__ = "0.0.1"

@@ -1,0 +1,40 @@
+"""The main job end to end with the smoke preset, through the installed `mobile-r1` command."""
+import json, shutil, subprocess, sys
+from pathlib import Path
+import pytest
+
+EXE = Path(sys.executable).with_name('mobile-r1')
+
+
+def run(*args, timeout=600):
+    return subprocess.run([str(EXE), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_quickstart_smoke_writes_everything_resumes_and_refuses(tmp_path):
+    out = tmp_path / 'qs'
+    r = run('quickstart', '--preset', 'smoke', '--out', str(out))
+    assert r.returncode == 0, r.stderr[-3000:]
+    for f in ('metrics.jsonl', 'table.md', 'table.json', 'report.html', 'quickstart.json'):
+        assert (out / f).exists(), f
+    assert any((out / 'trajectories').iterdir())
+    rows = json.loads((out / 'table.json').read_text())['rows']
+    assert [r['model'] for r in rows] == ['Stage 1', 'Stage 1', 'Stage 1+2', 'Stage 1+2', 'Stage 1+2+3', 'Stage 1+2+3']
+    assert {r['split'] for r in rows} == {'held_out', 'unseen_apps'}
+    stages = {json.loads(l)['stage'] for l in (out / 'metrics.jsonl').read_text().splitlines()}
+    assert stages == {1, 2, 3}
+    assert 'Stage 1+2+3' in r.stdout and 'report.html' in r.stdout
+    # a second run of the same preset resumes (nothing to redo), another preset is refused
+    again = run('quickstart', '--preset', 'smoke', '--out', str(out))
+    assert again.returncode == 0 and again.stdout.count('skipped') >= 9, again.stdout
+    other = run('quickstart', '--preset', 'tiny', '--out', str(out))
+    assert other.returncode == 2 and 'other settings' in other.stderr
+    # view rebuilds the report
+    (out / 'report.html').unlink()
+    v = run('view', str(out))
+    assert v.returncode == 0 and (out / 'report.html').exists()
+
+
+def test_quickstart_refuses_a_foreign_folder(tmp_path):
+    (tmp_path / 'x.txt').write_text('mine')
+    r = run('quickstart', '--preset', 'smoke', '--out', str(tmp_path))
+    assert r.returncode == 2 and 'not empty' in r.stderr
