@@ -18,7 +18,6 @@ def sim_data(tmp_path_factory):
 def tiny_model(tmp_path_factory, sim_data):
     "A tiny Qwen2.5-VL whose tokenizer is trained on the small train split's text (fast to build)."
     from mobile_r1.data import read_dataset
-    from mobile_r1.policy import tiny_qwen_vl
-    eps = read_dataset(sim_data['train'])
-    corpus = [ep.system for ep in eps] + [s.answer() for ep in eps for s in ep.steps] + ['历史动作:', '无']
+    from mobile_r1.policy import episode_corpus, tiny_qwen_vl
+    corpus = episode_corpus(read_dataset(sim_data['train']))
     return tiny_qwen_vl(tmp_path_factory.mktemp('models') / 'tiny', corpus=corpus, vocab_size=800)
