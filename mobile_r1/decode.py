@@ -104,7 +104,7 @@ def sample(model, enc: dict, stop_ids: int | Sequence[int], max_new_tokens: int 
     stop = {stop_ids} if isinstance(stop_ids, int) else set(stop_ids)
     dev = next(model.parameters()).device
     enc = {k: v.to(dev) for k, v in enc.items()}
-    cache = DynamicCache(config=getattr(model, 'config', None))
+    cache = DynamicCache(config=_vl(model).config)
     logits, pos = prefill(model, enc, cache)
     mask, rows = enc['attention_mask'], torch.arange(len(pos), device=dev)
     answers = [[] for _ in range(len(pos))]

@@ -27,7 +27,7 @@ from transformers.processing_utils import ProcessorMixin
 from PIL import Image
 from .actions import MIN_PIXELS, Frame, action_to_frame, parse_response
 from .data import TINY_MAX_PIXELS, PromptConfig, format_history, prompt_messages, system_prompt
-from .decode import encode, sample
+from .decode import encode, sample, unique_images
 
 # %% auto #0
 __all__ = ['SPECIAL_TOKENS', 'ANSWER_TAGS', 'CHAT_TEMPLATE', 'TINY_SIZES', 'build_tokenizer', 'QwenVLImageProcessor',
@@ -304,15 +304,13 @@ class Policy:
     def prepare(self, batch: Sequence[tuple], prompt: PromptConfig | None = None) -> tuple[list, list, list]:
         "Messages, resized images and (model frame, device frame) pairs for (instruction, history, screenshot) items."
         prompt = prompt or PromptConfig()
-        msgs, imgs, frames = [], [], []
-        resized = {}                                       # G copies of a task often share a screen: resize it once
+        msgs, frames = [], []
         for instruction, history, shot in batch:
-            fr = self.model_frame(*shot.size)
             msgs.append(prompt_messages(instruction, format_history(list(history), prompt)))
-            key = (shot.size, shot.mode, shot.tobytes())
-            if key not in resized: resized[key] = shot.convert('RGB').resize(fr.size, Image.BICUBIC)
-            imgs.append(resized[key])
-            frames.append((fr, Frame(*shot.size)))
+            frames.append((self.model_frame(*shot.size), Frame(*shot.size)))
+        shots, index = unique_images([shot for _, _, shot in batch])   # G copies of a task often share a screen
+        resized = [s.convert('RGB').resize(self.model_frame(*s.size).size, Image.BICUBIC) for s in shots]
+        imgs = [resized[j] for j in index]
         return msgs, imgs, frames
 
     @staticmethod
