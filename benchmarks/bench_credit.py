@@ -20,7 +20,7 @@ def main():
     data = {s: run / 'data' / s for s in ('train', 'held_out', 'unseen_apps')}
     s3 = Stage3Config(base=str(run / 'models' / 'stage2'), out_dir=str(run / 'models' / f'stage3_step_aware_{a.lam}'),
                       iterations=cfg.stage3_iterations, tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G,
-                      max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, step_aware=a.lam)
+                      max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, step_aware=a.lam, world=cfg.world)
     train_stage3(s3, MetricsLog(run / f'metrics_step_aware_{a.lam}.jsonl', stage=3))
     rows = [r for r in json.loads((run / 'table.json').read_text())['rows'] if r['model'] == 'Stage 1+2+3']
     rows += evaluate_model(Path(s3.out_dir), f'Stage 1+2+3 (step-aware, λ={a.lam})', data, cfg)

@@ -110,7 +110,7 @@ class Action:
         "Build and validate an action from `mobile_use` arguments; `ValueError` names the problem."
         if not isinstance(args, dict): raise ValueError(f'arguments must be an object, got {type(args).__name__}')
         name = args.get('action')
-        if name not in Action.registry: raise ValueError(f'unknown action {name!r}; expected one of {", ".join(Action.registry)}')
+        if not isinstance(name, str) or name not in Action.registry: raise ValueError(f'unknown action {name!r}; expected one of {", ".join(Action.registry)}')
         cls = Action.registry[name]
         names = [f.name for f in fields(cls)]
         missing = [n for n in names if n not in args and not _has_default(cls, n)]
@@ -225,7 +225,7 @@ def _decode_call(body: str) -> tuple[dict | None, Action | None, str | None]:
         try: args = _loads(args)
         except (ValueError, RecursionError): return call, None, 'tool_call arguments are not valid JSON'
     try: return call, Action.from_args(args), None
-    except ValueError as e: return call, None, str(e)
+    except (ValueError, TypeError) as e: return call, None, str(e)   # TypeError: an argument of an odd type
 
 def parse_response(text) -> Parsed:
     "Parse a model answer; never raises. See `Parsed` for what `format_ok` and `error` mean."

@@ -52,7 +52,7 @@ def cmd_eval(args) -> int:
         data = Path(args.data) if args.data else out / 'data' / split
         if not args.data and not data.exists(): generate_dataset(data, split, n=args.episodes, seed=1)
         static, _ = static_eval(pol, read_dataset(data))
-        online = online_eval(pol, split, max_turns=args.max_turns)[0]['online_success'] if not args.no_online else None
+        online = online_eval(pol, split, max_turns=args.max_turns)[0] if not args.no_online else None
         rows.append(table_row(args.name or Path(args.model).name, split, static, online))
     write_table(rows, out)
     print(table_markdown(rows))

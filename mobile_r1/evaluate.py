@@ -31,8 +31,8 @@ from .rewards import action_reward
 from .data import atomic_write
 
 # %% auto #0
-__all__ = ['TABLE_COLUMNS', 'Gold', 'step_outcomes', 'score_steps', 'golds_of', 'answer_steps', 'static_eval', 'online_eval',
-           'table_row', 'table_markdown', 'write_table']
+__all__ = ['TABLE_COLUMNS', 'SHOWN_COLUMNS', 'Gold', 'step_outcomes', 'score_steps', 'golds_of', 'answer_steps', 'static_eval',
+           'wilson_interval', 'online_eval', 'table_row', 'cell_text', 'table_markdown', 'write_table']
 
 # %% ../nbs/11_evaluate.ipynb #ff23c59c
 @dataclass(frozen=True)
@@ -118,49 +118,75 @@ def _to_device(p: Parsed, model: Frame, device: Frame) -> Parsed:
     return replace(p, action=action_to_frame(p.action, model, device))
 
 # %% ../nbs/11_evaluate.ipynb #d7f00474
+def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    "The Wilson score interval of a rate k/n, in percent (95% for z = 1.96); None when n = 0."
+    if n == 0: return None
+    p, d = k / n, 1 + z * z / n
+    c, h = (p + z * z / (2 * n)) / d, z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (round(100 * max(0.0, c - h), 2), round(100 * min(1.0, c + h), 2))
+
 def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_task: int = 1, max_turns: int = 12,
                 popup_prob: float = 0.1, seed: int = 0, prompt=None, max_tasks: int | None = None,
-                batch_size: int = 64) -> tuple[dict, list]:
-    "Task success of `policy` driving SimPhone on the tasks of `split`. Returns (summary, trajectories)."
+                batch_size: int = 64, world: Sequence[str] | None = None, n_episodes: int | None = None) -> tuple[dict, list]:
+    "Task success of `policy` driving SimPhone on the tasks of `split` (in `world`), with its Wilson interval. Returns (summary, trajectories)."
     from mobile_r1.rollout import run_episodes
     from mobile_r1.sim.core import SimConfig
     from mobile_r1.sim.phone import SimPhone
     from mobile_r1.sim.tasks import tasks
-    pool = tasks(split, level)[:max_tasks]
-    jobs = [(t, seed * 1_000_003 + k * 7919 + e) for k, t in enumerate(pool) for e in range(episodes_per_task)]
+    pool = tasks(split, level, world=world)[:max_tasks]
+    if n_episodes: jobs = [(pool[k % len(pool)], seed * 1_000_003 + k * 7919) for k in range(n_episodes)]  # tasks cycled
+    else: jobs = [(t, seed * 1_000_003 + k * 7919 + e) for k, t in enumerate(pool) for e in range(episodes_per_task)]
     trajs = []
     for b in range(0, len(jobs), batch_size):
         chunk = jobs[b:b + batch_size]
         phones = [SimPhone(SimConfig(level=level, popup_prob=popup_prob, max_steps=max_turns)) for _ in chunk]
         trajs += run_episodes(policy, phones, [t for t, _ in chunk], [s for _, s in chunk], max_steps=max_turns, prompt=prompt)
     fmt = [f for t in trajs for f in t.format_flags]
-    return {'online_success': _pct(bool(t.success) for t in trajs), 'episode_len': round(sum(map(len, trajs)) / len(trajs), 2),
-            'format_ok': _pct(fmt), 'n_episodes': len(trajs)}, trajs
+    wins = sum(bool(t.success) for t in trajs)
+    return {'online_success': _pct(bool(t.success) for t in trajs), 'online_ci': wilson_interval(wins, len(trajs)),
+            'n_episodes': len(trajs), 'episode_len': round(sum(map(len, trajs)) / len(trajs), 2),
+            'format_ok': _pct(fmt), 'format_errors': len(fmt) - sum(fmt)}, trajs
 
 # %% ../nbs/11_evaluate.ipynb #7ae63b2c
 TABLE_COLUMNS = ['model', 'split', 'accuracy', 'task_success', 'tail_success', 'format_errors', 'args_errors',
-                 'type_acc', 'grounding_acc', 'online_success']
+                 'type_acc', 'grounding_acc', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors']
+SHOWN_COLUMNS = TABLE_COLUMNS[:10] + ['online_format_errors']    # shown in table.md and the report: interval and count print inside the success cell
 _HEADERS = {'model': 'Model', 'split': 'Split', 'accuracy': 'Accuracy', 'task_success': 'Task Success',
             'tail_success': 'Tail Success', 'format_errors': 'Format Errors', 'args_errors': 'Args Errors',
-            'type_acc': 'Type Acc', 'grounding_acc': 'Grounding Acc', 'online_success': 'Online Success'}
+            'type_acc': 'Type Acc', 'grounding_acc': 'Grounding Acc', 'online_success': 'Online Success [95% CI] (n)',
+            'online_format_errors': 'Online Format Errors'}
 
-def table_row(model: str, split: str, static: dict | None = None, online_success: float | None = None) -> dict:
-    "A table row: the static scores (or nulls) plus online success (or null)."
+def table_row(model: str, split: str, static: dict | None = None, online: dict | float | None = None) -> dict:
+    "A table row: the static scores (or nulls) plus the online summary of `online_eval` (or a bare success rate, or null)."
     row = {c: None for c in TABLE_COLUMNS}
-    row.update({k: v for k, v in (static or {}).items() if k in row}, model=model, split=split, online_success=online_success)
+    row.update({k: v for k, v in (static or {}).items() if k in row}, model=model, split=split)
+    if isinstance(online, dict):
+        ci = online.get('online_ci')
+        row.update(online_success=online.get('online_success'), online_ci=list(ci) if ci else None,
+                   online_episodes=online.get('n_episodes', online.get('online_episodes')),
+                   online_format_errors=online.get('format_errors', online.get('online_format_errors')))
+    elif online is not None: row['online_success'] = online
     return row
 
+def cell_text(r: dict, c: str) -> str:
+    "The text of column `c` of row `r`: '-' for null, two decimals, online success with its interval and count."
+    v = r.get(c)
+    if v is None: return '-'
+    if c == 'online_success' and r.get('online_episodes'):
+        ci = r.get('online_ci')
+        return f'{v:.2f}' + (f' [{ci[0]:.1f}, {ci[1]:.1f}]' if ci else '') + f' (n={r["online_episodes"]})'
+    return f'{v:.2f}' if isinstance(v, float) else str(v)
+
 def table_markdown(rows: Sequence[dict]) -> str:
-    "The rows as a Markdown table in the paper's column order."
-    fmt = lambda v: '-' if v is None else (f'{v:.2f}' if isinstance(v, float) else str(v))
-    lines = ['| ' + ' | '.join(_HEADERS[c] for c in TABLE_COLUMNS) + ' |', '|' + '---|' * len(TABLE_COLUMNS)]
-    lines += ['| ' + ' | '.join(fmt(r.get(c)) for c in TABLE_COLUMNS) + ' |' for r in rows]
+    "The rows as a Markdown table in the paper's column order; online success shows its 95% interval and episode count."
+    lines = ['| ' + ' | '.join(_HEADERS[c] for c in SHOWN_COLUMNS) + ' |', '|' + '---|' * len(SHOWN_COLUMNS)]
+    lines += ['| ' + ' | '.join(cell_text(r, c) for c in SHOWN_COLUMNS) + ' |' for r in rows]
     return '\n'.join(lines) + '\n'
 
 def write_table(rows: Sequence[dict], out_dir: str | Path) -> tuple[Path, Path]:
     "Write `table.json` ({'rows': [...]}) and `table.md` to `out_dir`, atomically."
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    rows = [table_row(r['model'], r['split'], r, r.get('online_success')) for r in rows]
+    rows = [{**table_row(r['model'], r['split'], r), **{c: r.get(c) for c in TABLE_COLUMNS[9:]}} for r in rows]
     atomic_write(out / 'table.json', json.dumps({'rows': rows}, indent=1))
     atomic_write(out / 'table.md', table_markdown(rows))
     return out / 'table.json', out / 'table.md'

@@ -28,20 +28,33 @@ class QuickstartConfig:
     eval_episodes: int = 40          # static benchmark trajectories per split
     corpus: str = 'default'          # tokenizer corpus: 'default' (all SimPhone text) or 'data' (the train split only)
     stage1_steps: int = 600
+    stage1_lr: float = 2e-3
     stage2_steps: int = 40
     stage2_G: int = 8
+    stage2_prompts: int = 2          # prompts per stage-2 optimiser step (batch = G × prompts)
+    stage2_lr: float = 1e-4
     stage3_iterations: int = 12
     stage3_tasks: int = 2
     stage3_G: int = 8
     max_turns: int = 10              # step limit of online episodes (stage 3 and online evaluation)
     online_tasks: int | None = None  # tasks per split in online evaluation (None: all)
     popup_prob: float = 0.1
+    train_online_episodes: int = 128 # episodes of the train_tasks row (tasks cycled, fresh seeds): the learning figure
+    world: tuple | None = None       # the training world: app names or app/template prefixes (None: all eight apps)
+    stage2_states: str = 'recorded'  # 'recorded' (the paper) or 'visited' (states the policy reaches; see 09_stage2_grpo)
+    stage2_rounds: int = 1           # collect/train rounds when stage2_states == 'visited'
+    stage2_visits: int = 64          # episodes played per round when stage2_states == 'visited'
+    stage2_screen: int = 0           # answers sampled per visited state; only states where they disagree are kept
+    seed: int = 0                    # seeds the data, the tiny model and every stage (evaluation episodes keep their own seeds)
 
 PRESETS = {
-    'tiny': QuickstartConfig(),
+    'tiny': QuickstartConfig(world=('Video/like_video',), train_episodes=240, corpus='data', stage1_steps=300, stage1_lr=4e-3,
+                             stage2_states='visited', stage2_rounds=2, stage2_steps=16, stage2_prompts=8, stage2_lr=5e-5,
+                             stage2_visits=48, stage2_screen=8, stage3_iterations=8),
     'full': QuickstartConfig(train_episodes=400, stage1_steps=1600, stage2_steps=100, stage3_iterations=30),
-    'smoke': QuickstartConfig(train_episodes=8, eval_episodes=3, corpus='data', stage1_steps=3, stage2_steps=1,
-                              stage2_G=2, stage3_iterations=1, stage3_tasks=1, stage3_G=2, max_turns=2, online_tasks=2),
+    'smoke': QuickstartConfig(world=('Video/like_video',), train_episodes=8, eval_episodes=3, corpus='data', stage1_steps=3,
+                              stage2_steps=1, stage2_G=2, stage2_states='visited', stage2_visits=2, stage2_screen=2,
+                              stage3_iterations=1, stage3_tasks=1, stage3_G=2, max_turns=2, online_tasks=2, train_online_episodes=4),
 }
 
 # %% ../nbs/13a_quickstart.ipynb #105fc75d
@@ -75,20 +88,22 @@ def _drop_rows(path: Path, stage: int, after: int = 0):
 def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, traj_dir: Path | None = None) -> list[dict]:
     "Static and online rows of the model at `path`, one per split, plus online success on training tasks with fresh seeds."
     pol = Policy.load(str(path))
-    online, _ = online_eval(pol, 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
-                            max_tasks=cfg.online_tasks or 64, seed=7)
-    rows = [table_row(name, 'train_tasks', None, online['online_success'])]
+    online, _ = online_eval(pol, 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, world=cfg.world,
+                            n_episodes=cfg.train_online_episodes, seed=7)
+    rows = [table_row(name, 'train_tasks', None, online)]
     for split in SPLITS:
         static, _ = static_eval(pol, read_dataset(data[split]))
-        online, trajs = online_eval(pol, split, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, max_tasks=cfg.online_tasks)
-        rows.append(table_row(name, split, static, online['online_success']))
+        online, trajs = online_eval(pol, split, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, max_tasks=cfg.online_tasks,
+                                    world=cfg.world if split == 'held_out' else None)
+        rows.append(table_row(name, split, static, online))
         if traj_dir is not None and split == 'held_out': save_trajectories(trajs[:16], traj_dir)
     return rows
 
-def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny', progress=print) -> dict:
-    "Run the whole method into `out_dir`, resuming a previous run of the same preset; returns the run record."
+def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny', progress=print,
+                   cfg: QuickstartConfig | None = None) -> dict:
+    "Run the whole method into `out_dir` (the preset's sizes, or `cfg`), resuming a previous run of the same settings; returns the run record."
     if preset not in PRESETS: raise ValueError(f'preset must be one of {", ".join(PRESETS)}, got {preset!r}')
-    cfg, out = PRESETS[preset], Path(out_dir)
+    cfg, out = cfg or PRESETS[preset], Path(out_dir)
     st = _state(out, preset, cfg)
     out.mkdir(parents=True, exist_ok=True)
     metrics = out / 'metrics.jsonl'
@@ -106,22 +121,27 @@ def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny'
     def make_data():
         for s, p in data.items():
             n = cfg.train_episodes if s == 'train' else cfg.eval_episodes
-            generate_dataset(p, s, n=n, seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[s], overwrite=True)
+            generate_dataset(p, s, n=n, seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[s] + 10 * cfg.seed, overwrite=True,
+                             world=cfg.world if s != 'unseen_apps' else None)
     def make_model():
         corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else None
-        tiny_qwen_vl(models['tiny'], corpus=corpus, vocab_size=2048 if corpus is None else 800)
+        tiny_qwen_vl(models['tiny'], corpus=corpus, vocab_size=2048 if corpus is None else 800, seed=cfg.seed)
     def stage(k):
         def run():
-            _drop_rows(metrics, k)
+            if k != 3: _drop_rows(metrics, k)     # stage 3 resumes from its checkpoint: keep its rows up to it (below)
             log = MetricsLog(metrics, stage=k)
             if k == 1: train_stage1(Stage1Config(base=str(models['tiny']), data=str(data['train']), out_dir=str(models[1]),
-                                                 max_steps=cfg.stage1_steps, logging_steps=max(1, min(10, cfg.stage1_steps // 10))), log)
+                                                 max_steps=cfg.stage1_steps, lr=cfg.stage1_lr, seed=cfg.seed, logging_steps=max(1, min(10, cfg.stage1_steps // 10))), log)
             if k == 2: train_stage2(Stage2Config(base=str(models[1]), data=str(data['train']), out_dir=str(models[2]),
-                                                 max_steps=cfg.stage2_steps, G=cfg.stage2_G), log)
+                                                 max_steps=cfg.stage2_steps, G=cfg.stage2_G, prompts_per_step=cfg.stage2_prompts,
+                                                 lr=cfg.stage2_lr, states=cfg.stage2_states, rounds=cfg.stage2_rounds,
+                                                 visit_episodes=cfg.stage2_visits, screen=cfg.stage2_screen, world=cfg.world,
+                                                 popup_prob=cfg.popup_prob, max_turns=cfg.max_turns, seed=cfg.seed), log)
             if k == 3:
                 s3 = Stage3Config(base=str(models[2]), out_dir=str(models[3]), iterations=cfg.stage3_iterations,
                                   tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, max_turns=cfg.max_turns,
-                                  popup_prob=cfg.popup_prob, checkpoint_every=max(1, cfg.stage3_iterations // 4))
+                                  popup_prob=cfg.popup_prob, checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world,
+                                  seed=cfg.seed)
                 ck = Path(str(s3.out_dir) + '-checkpoint') / 'mobile_r1.json'
                 _drop_rows(metrics, 3, after=json.loads(ck.read_text())['iteration'] if ck.exists() else 0)
                 train_stage3(s3, log)

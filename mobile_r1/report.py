@@ -8,7 +8,7 @@ import html, json
 from pathlib import Path
 from typing import Sequence
 from .data import atomic_write
-from .evaluate import TABLE_COLUMNS, _HEADERS
+from .evaluate import SHOWN_COLUMNS, _HEADERS, cell_text
 from .metrics import read_metrics
 from .rollout import Trajectory, load_trajectories
 from .widgets import RewardCurves, data_uri, n_frames, trajectory_header_html, turn_view, traj_label
@@ -25,12 +25,10 @@ def read_table(path: str | Path) -> list[dict]:
     except (ValueError, KeyError, TypeError): raise ValueError(f'{path} is not a results table: expected {{"rows": [...]}}') from None
     return rows
 
-def _cell(v) -> str: return '-' if v is None else html.escape(f'{v:.2f}' if isinstance(v, float) else str(v))
-
 def table_html(rows: Sequence[dict]) -> str:
     "The rows as an HTML table in the paper's column order; a null shows as '-'."
-    head = ''.join(f'<th>{_HEADERS[c]}</th>' for c in TABLE_COLUMNS)
-    body = ''.join('<tr>' + ''.join(f'<td>{_cell(r.get(c))}</td>' for c in TABLE_COLUMNS) + '</tr>' for r in rows)
+    head = ''.join(f'<th>{html.escape(_HEADERS[c])}</th>' for c in SHOWN_COLUMNS)
+    body = ''.join('<tr>' + ''.join(f'<td>{html.escape(cell_text(r, c))}</td>' for c in SHOWN_COLUMNS) + '</tr>' for r in rows)
     return f'<table class="mr1-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 # %% ../nbs/12a_report.ipynb #dc1b7a57

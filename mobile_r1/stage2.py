@@ -15,8 +15,8 @@ and the metric rows that feed the reward curves."""
 
 # %% ../nbs/09_stage2_grpo.ipynb #ac775550
 from __future__ import annotations
-import json, os, time
-from dataclasses import dataclass, field, asdict
+import json, os, random, time
+from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Sequence
 import torch
@@ -24,11 +24,13 @@ from datasets import Dataset
 from trl import GRPOConfig, GRPOTrainer
 from .data import PromptConfig, read_dataset, step_sample
 from .metrics import MetricsCallback, MetricsLog
-from .policy import PolicyConfig, load_policy, save_policy
-from .rewards import action_reward_fn, format_reward_fn, group_advantages, step_reward
+from .policy import Policy, PolicyConfig, load_policy, save_policy
+from .rewards import action_reward, action_reward_fn, format_reward_fn, group_advantages, step_reward
+from .rollout import run_episodes
 
 # %% auto #0
-__all__ = ['grpo_dataset', 'Stage2Config', 'grpo_args', 'make_stage2_trainer', 'train_stage2']
+__all__ = ['grpo_dataset', 'Stage2Config', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'sampled_correct',
+           'visited_dataset', 'sim_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -66,6 +68,14 @@ class Stage2Config:
     seed: int = 0
     logging_steps: int = 1
     prompt: PromptConfig = field(default_factory=PromptConfig)
+    # where the prompts come from (see "The states the policy reaches" below)
+    states: str = 'recorded'              # 'recorded': the dataset's steps (the paper); 'visited': states the policy reaches on SimPhone
+    rounds: int = 1                       # 'visited': collect, then train max_steps/rounds steps; repeated with the improved policy
+    visit_episodes: int = 64              # 'visited': episodes played per round
+    world: tuple | None = None            # 'visited': the SimPhone apps or app/templates whose train tasks are played (None: all)
+    popup_prob: float = 0.1               # 'visited': SimPhone's pop-up probability
+    max_turns: int = 10                   # 'visited': step limit of an episode
+    screen: int = 0                       # 'visited': answers sampled per state first; only states where they disagree are kept (0: all)
 
     @classmethod
     def paper(cls, **kw) -> 'Stage2Config':
@@ -95,8 +105,77 @@ def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward
 
 def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> Path:
     "Run stage 2 and save the trained model; returns its folder. `reward_funcs` defaults to action + format."
-    trainer = make_stage2_trainer(cfg, log, reward_funcs)
-    trainer.train()
-    model = trainer.model.merge_and_unload() if cfg.lora else trainer.model
-    return save_policy(model, trainer.processing_class, cfg.out_dir,
-                       {'stage': 2, 'base': cfg.base, 'steps': trainer.state.global_step, 'config': asdict(cfg)})
+    if cfg.states not in ('recorded', 'visited'): raise ValueError(f"states must be 'recorded' or 'visited', got {cfg.states!r}")
+    if cfg.states == 'recorded':
+        trainer = make_stage2_trainer(cfg, log, reward_funcs)
+        trainer.train()
+        model, proc, steps = trainer.model, trainer.processing_class, trainer.state.global_step
+    else: model, proc, steps = _train_visited(cfg, log, reward_funcs)
+    model = model.merge_and_unload() if cfg.lora else model
+    return save_policy(model, proc, cfg.out_dir, {'stage': 2, 'base': cfg.base, 'steps': steps, 'config': asdict(cfg)})
+
+def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:
+    "`cfg.rounds` rounds of: play SimPhone with the current policy, then GRPO on the states it reached."
+    model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
+                                           min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
+    done = 0
+    for r in range(cfg.rounds):
+        k = cfg.max_steps * (r + 1) // cfg.rounds - done              # this round's optimiser steps
+        ds, stats = sim_visits(Policy(model, proc), cfg, r)
+        if log: log.log(done, **stats)
+        trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn],
+                              args=grpo_args(replace(cfg, max_steps=k, seed=cfg.seed + r), Path(cfg.out_dir)),
+                              train_dataset=ds, processing_class=proc,
+                              callbacks=[MetricsCallback(log, step_offset=done)] if log else None)
+        trainer.train()
+        model, done = trainer.model, done + trainer.state.global_step
+    return model, proc, done
+
+# %% ../nbs/09_stage2_grpo.ipynb #s2visit02
+def sampled_correct(policy, turns: Sequence, n: int, prompt: PromptConfig = PromptConfig(), batch: int = 64) -> list[int]:
+    "For each (instruction, turn with a `gold` label): how many of `n` answers sampled at T=1 earn the action reward."
+    out, per = [], max(1, batch // n)
+    for b in range(0, len(turns), per):
+        chunk = turns[b:b + per]
+        msgs, imgs, frames = policy.prepare([(q, t.history, t.screenshot) for q, t in chunk for _ in range(n)], prompt)
+        answers = policy.decode(policy.generate(msgs, imgs, temperature=1.0).texts, frames)
+        out += [sum(action_reward(a.action, t.gold[0], t.gold[1], screen=t.screenshot.size) for a in answers[j * n:(j + 1) * n])
+                for j, (_, t) in enumerate(chunk)]
+    return [int(k) for k in out]
+
+def visited_dataset(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[int], annotate, max_turns: int = 10,
+                    prompt: PromptConfig = PromptConfig(), screen: int = 0) -> tuple[Dataset, dict]:
+    "GRPO rows for the states `policy` reaches (greedy) playing `tasks`, labelled by `annotate(phone, task) -> (action, bbox)`; plus counts."
+    trajs = run_episodes(policy, phones, tasks, seeds, max_steps=max_turns, prompt=prompt, annotate=annotate)
+    turns = [(tr.instruction, t) for tr in trajs for t in tr.turns if t.gold is not None]
+    if not turns: raise ValueError('the policy reached no labelled state: check the annotator and the tasks')
+    wrong = sum(action_reward(t.action, t.gold[0], t.gold[1], screen=t.screenshot.size) < 1 for _, t in turns)
+    stats = {'visit/episodes': len(trajs), 'visit/success_rate': sum(bool(t.success) for t in trajs) / len(trajs),
+             'visit/states': len(turns), 'visit/wrong_rate': wrong / len(turns)}
+    if screen:                 # keep the states where sampled answers disagree: the others give every answer A = 0
+        k = sampled_correct(policy, turns, screen, prompt)
+        stats.update({'visit/never_solved': sum(x == 0 for x in k) / len(k), 'visit/always_solved': sum(x == screen for x in k) / len(k)})
+        turns = [tu for tu, x in zip(turns, k) if 0 < x < screen] or turns
+    stats['visit/kept'] = len(turns)
+    msgs, imgs, frames = policy.prepare([(q, t.history, t.screenshot) for q, t in turns], prompt)
+    rows = [{'prompt': m, 'image': im, 'gold': json.dumps(t.gold[0].args()),
+             'bbox': list(t.gold[1]) if t.gold[1] is not None else None,
+             'image_width': t.screenshot.size[0], 'image_height': t.screenshot.size[1],
+             'model_width': fr[0].size[0], 'model_height': fr[0].size[1]} for (q, t), m, im, fr in zip(turns, msgs, imgs, frames)]
+    return Dataset.from_list(rows), stats
+
+def sim_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, dict]:
+    "`visited_dataset` on SimPhone: `cfg.visit_episodes` episodes over the train tasks of `cfg.world`, labelled by the expert."
+    from mobile_r1.sim.core import SimConfig
+    from mobile_r1.sim.phone import SimPhone
+    from mobile_r1.sim.tasks import tasks as sim_tasks
+    from mobile_r1.sim.expert import expert_action
+    pool = sim_tasks('train', world=cfg.world)
+    rng = random.Random(f'stage2-visits/{cfg.seed}/{round_}')     # a seed stream of its own: never the evaluation's
+    chosen = [pool[k % len(pool)] for k in rng.sample(range(max(len(pool), cfg.visit_episodes)), cfg.visit_episodes)]
+    phones = [SimPhone(SimConfig(popup_prob=cfg.popup_prob, max_steps=cfg.max_turns)) for _ in chosen]
+    def annotate(phone, task):
+        g = expert_action(phone, task)
+        return g.action, g.bbox
+    return visited_dataset(policy, phones, chosen, [rng.randrange(2 ** 31) for _ in chosen], annotate, cfg.max_turns,
+                           cfg.prompt, cfg.screen)

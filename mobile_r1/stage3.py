@@ -104,6 +104,7 @@ class Stage3Config:
     base: str = 'runs/stage2'              # the stage 1+2 checkpoint to start from
     out_dir: str = 'runs/stage3'           # the final model; checkpoints go to `out_dir` + '-checkpoint'
     split: str = 'train'                   # SimPhone task split to train on
+    world: tuple | None = None             # only these apps' (or app/templates') tasks of the split (None: all)
     level: int = 0                         # SimPhone difficulty level
     popup_prob: float = 0.1                # SimPhone pop-up probability per screen entry
     tasks_per_iter: int = 2                # instructions per iteration
@@ -181,7 +182,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
     if ref is not None: ref = ref.to(acc.device)
     policy, judge = Policy(model, proc), judge or make_judge(cfg)
     checker = RuleJudge()
-    pool = sim_tasks(cfg.split, cfg.level)
+    pool = sim_tasks(cfg.split, cfg.level, world=cfg.world)
     for it in tqdm(range(start, cfg.iterations), desc='stage 3', initial=start, total=cfg.iterations,
                    disable=bool(os.environ.get('IN_TEST'))):
         rng = random.Random(cfg.seed * 1_000_003 + it)

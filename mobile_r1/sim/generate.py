@@ -22,6 +22,7 @@ from __future__ import annotations
 import os, random
 from dataclasses import dataclass, asdict
 from pathlib import Path
+from typing import Sequence
 from tqdm.auto import tqdm
 from ..data import Episode, Step, atomic_dir, system_prompt, write_dataset
 from .core import SimConfig
@@ -69,12 +70,13 @@ def expert_episode(phone: SimPhone, task, seed: int, cfg: GenConfig, save_image)
                     'success': task.is_successful(phone.state)})
 
 def generate_dataset(out_dir, split: str = 'train', n: int = 100, level: int = 0, seed: int = 0,
-                     cfg: GenConfig | None = None, overwrite: bool = False, progress: bool = True) -> Path:
-    "Write `n` expert trajectories of `split` at `level` to `out_dir` (data.jsonl + images/), atomically."
+                     cfg: GenConfig | None = None, overwrite: bool = False, progress: bool = True,
+                     world: Sequence[str] | None = None) -> Path:
+    "Write `n` expert trajectories of `split` at `level` (the tasks of `world` only, if given) to `out_dir` (data.jsonl + images/), atomically."
     cfg, out = cfg or GenConfig(), Path(out_dir)
     if split not in SPLITS: raise ValueError(f'split must be one of {SPLITS}, got {split!r}')
     if out.exists() and not overwrite: raise FileExistsError(f'{out} exists: pass overwrite=True or pick another folder')
-    pool = tasks(split, level)
+    pool = tasks(split, level, world=world)
     order = [pool[i % len(pool)] for i in range(n)]
     random.Random(seed).shuffle(order)
     phone = SimPhone(SimConfig(level=level, popup_prob=cfg.popup_prob, lang=cfg.lang, scale=cfg.scale, max_steps=10 ** 6))

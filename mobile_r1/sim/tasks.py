@@ -23,12 +23,13 @@ added: longer episodes over the same screens."""
 from __future__ import annotations
 import zlib
 from dataclasses import dataclass
+from typing import Sequence
 from .core import PhoneState, norm, LEVELS
 from .apps import (APPS, UNSEEN_APPS, PRODUCTS, HOSTS, PACKAGES, MENUS, VIDEOS, PLACES, CONTACTS, MESSAGES,
                                 TOGGLES, LANGUAGES, SONGS, MOVIES, NOTE_TITLES, tr)
 
 # %% auto #0
-__all__ = ['SPLITS', 'TEMPLATES', 'ALL_TASKS', 'TASKS_BY_ID', 'Task', 'tasks', 'get_task']
+__all__ = ['SPLITS', 'TEMPLATES', 'ALL_TASKS', 'TASKS_BY_ID', 'Task', 'in_world', 'tasks', 'get_task']
 
 # %% ../../nbs/03e_sim_tasks.ipynb #68ce72a0
 SPLITS = ('train', 'held_out', 'unseen_apps')
@@ -139,11 +140,18 @@ def _compound(tasks: list) -> list:
 ALL_TASKS = (lambda b: tuple(b + _compound(b)))(_base_tasks())
 TASKS_BY_ID = {t.id: t for t in ALL_TASKS}
 
-def tasks(split: str = 'train', level: int = 0, app: str | None = None) -> list:
-    "The tasks of `split` available at difficulty `level` (optionally of one app)."
+def in_world(task: Task, world: Sequence[str] | None) -> bool:
+    "Is `task` part of `world`: app names ('Video') or app/template prefixes ('Video/like_video'); None is every task."
+    return not world or any(task.app == w or task.id.startswith(w.rstrip('/') + '/') for w in world)
+
+def tasks(split: str = 'train', level: int = 0, app: str | None = None, world: Sequence[str] | None = None) -> list:
+    "The tasks of `split` available at difficulty `level` (optionally of one app, or of a `world`: see `in_world`)."
     if split not in SPLITS: raise ValueError(f'split must be one of {SPLITS}, got {split!r}')
     if level not in LEVELS: raise ValueError(f'level must be one of {LEVELS}, got {level!r}')
-    return [t for t in ALL_TASKS if t.split == split and t.level <= level and (app is None or t.app == app)]
+    out = [t for t in ALL_TASKS if t.split == split and t.level <= level and (app is None or t.app == app) and in_world(t, world)]
+    if world and not out: raise ValueError(f'no {split!r} tasks at level {level} in world {list(world)}: use app names '
+                                           f"('Video') or app/template prefixes ('Video/like_video')")
+    return out
 
 def get_task(task_id: str) -> Task:
     "The task with id `task_id`; `KeyError` lists how to find ids."
