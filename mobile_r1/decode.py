@@ -99,8 +99,8 @@ def next_tokens(logits: torch.Tensor, temperature: float = 0.0, top_p: float = 1
 # %% ../nbs/05a_decode.ipynb #93d34791
 @torch.no_grad()
 def sample(model, enc: dict, stop_ids: int | Sequence[int], max_new_tokens: int = 160, temperature: float = 0.0,
-           top_p: float = 1.0) -> list[list[int]]:
-    "Answer token ids for every prompt of `enc` (from `encode`), each ending at a `stop_ids` token (kept) or `max_new_tokens`."
+           top_p: float = 1.0, banned: Sequence[int] = ()) -> list[list[int]]:
+    "Answer token ids for every prompt of `enc` (from `encode`), each ending at a `stop_ids` token (kept) or `max_new_tokens`; `banned` ids are never sampled."
     stop = {stop_ids} if isinstance(stop_ids, int) else set(stop_ids)
     dev = next(model.parameters()).device
     enc = {k: v.to(dev) for k, v in enc.items()}
@@ -108,7 +108,9 @@ def sample(model, enc: dict, stop_ids: int | Sequence[int], max_new_tokens: int 
     logits, pos = prefill(model, enc, cache)
     mask, rows = enc['attention_mask'], torch.arange(len(pos), device=dev)
     answers = [[] for _ in range(len(pos))]
+    banned = torch.tensor(sorted(set(banned)), dtype=torch.long, device=dev)
     for step in range(max_new_tokens):
+        if temperature > 0 and len(banned): logits = logits.index_fill(-1, banned, float('-inf'))   # greedy stays generate's
         tok = next_tokens(logits, temperature, top_p)
         keep = []
         for j, (r, t) in enumerate(zip(rows.tolist(), tok.tolist())):

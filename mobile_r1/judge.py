@@ -300,12 +300,13 @@ class OpenAIJudge(Judge):
             raise
 
     def _ask(self, messages) -> str:
+        "The judge model's reply text; every failure is a `JudgeError`."
         cfg = self.cfg
         for attempt in range(1, cfg.max_attempts + 1):
             self._count('requests')
             try:
                 r = self._client.chat.completions.create(model=cfg.model, messages=messages, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
-                return r.choices[0].message.content or ''
+                return _content(r, self.base_url)
             except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as e:
                 if attempt == cfg.max_attempts:
                     raise JudgeError(f'the judge endpoint {self.base_url} kept failing; gave up after {attempt} tries: {self._scrub(str(e))[:300]}') from None
@@ -330,6 +331,13 @@ class OpenAIJudge(Judge):
             v = parse_judge_reply(self._ask(messages))
             self._save(key, v)
             return v
+
+def _content(reply, base_url) -> str:
+    "The text of a chat-completion reply; a 200 that is not one (a proxy's page, an empty `choices`) is a `JudgeError`."
+    try: return reply.choices[0].message.content or ''
+    except (AttributeError, IndexError, KeyError, TypeError):
+        raise JudgeError(f'the judge endpoint {base_url} answered, but not with a chat completion ({type(reply).__name__} '
+                         f'without choices[0].message): is base_url an OpenAI-compatible /v1 endpoint?') from None
 
 # %% ../nbs/07_judge.ipynb #05b24311
 def agreement(verdicts_a: Sequence, verdicts_b: Sequence, threshold: float = 0.5) -> dict:

@@ -30,13 +30,15 @@ from .data import TINY_MAX_PIXELS, PromptConfig, format_history, prompt_messages
 from .decode import encode, sample, unique_images
 
 # %% auto #0
-__all__ = ['SPECIAL_TOKENS', 'ANSWER_TAGS', 'CHAT_TEMPLATE', 'TINY_SIZES', 'build_tokenizer', 'QwenVLImageProcessor',
-           'load_processor', 'tiny_qwen_config', 'tiny_qwen_vl', 'save_policy', 'default_corpus', 'episode_corpus',
-           'PolicyConfig', 'freeze_vision', 'add_lora', 'trainable_summary', 'load_policy', 'Generation', 'Policy']
+__all__ = ['SPECIAL_TOKENS', 'VISION_TOKENS', 'ANSWER_TAGS', 'CHAT_TEMPLATE', 'TINY_SIZES', 'build_tokenizer',
+           'QwenVLImageProcessor', 'load_processor', 'tiny_qwen_config', 'tiny_qwen_vl', 'save_policy',
+           'default_corpus', 'episode_corpus', 'PolicyConfig', 'freeze_vision', 'add_lora', 'trainable_summary',
+           'load_policy', 'Generation', 'Policy']
 
 # %% ../nbs/05_policy.ipynb #0fe6e859
 SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|vision_start|>', '<|vision_end|>',
                   '<|image_pad|>', '<|video_pad|>']
+VISION_TOKENS = ['<|vision_start|>', '<|vision_end|>', '<|image_pad|>', '<|video_pad|>']   # never part of an answer
 ANSWER_TAGS = ['<think>', '</think>', '<action>', '</action>', '<tool_call>', '</tool_call>']
 
 # Qwen2.5-VL's chat template, images as <|vision_start|><|image_pad|><|vision_end|> (the processor expands the pad)
@@ -296,7 +298,9 @@ class Policy:
         was_training = self.model.training
         self.model.eval()
         stops = [i for i in tok.convert_tokens_to_ids(['<|im_end|>', '<|endoftext|>']) if i is not None and i != tok.unk_token_id]
-        try: comp = sample(self.model, enc, stops, max_new_tokens, temperature, top_p)
+        # a sampled vision placeholder inside an answer would give the loss pass more image tokens than images
+        banned = [i for i in tok.convert_tokens_to_ids(VISION_TOKENS) if i is not None and i != tok.unk_token_id]
+        try: comp = sample(self.model, enc, stops, max_new_tokens, temperature, top_p, banned)
         finally: self.model.train(was_training)
         prompt_ids = [row[m.bool()].tolist() for row, m in zip(enc['input_ids'], enc['attention_mask'])]
         return Generation(tok.batch_decode(comp, skip_special_tokens=True), prompt_ids, comp)

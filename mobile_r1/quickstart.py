@@ -40,6 +40,7 @@ class QuickstartConfig:
     online_tasks: int | None = None  # tasks per split in online evaluation (None: all)
     popup_prob: float = 0.1
     train_online_episodes: int = 128 # episodes of the train_tasks row (tasks cycled, fresh seeds): the learning figure
+    held_out_online_episodes: int | None = None  # episodes of the held_out row (tasks cycled; None: one per task)
     world: tuple | None = None       # the training world: app names or app/template prefixes (None: all eight apps)
     stage2_states: str = 'recorded'  # 'recorded' (the paper) or 'visited' (states the policy reaches; see 09_stage2_grpo)
     stage2_rounds: int = 1           # collect/train rounds when stage2_states == 'visited'
@@ -50,7 +51,7 @@ class QuickstartConfig:
 PRESETS = {
     'tiny': QuickstartConfig(world=('Video/like_video',), train_episodes=240, corpus='data', stage1_steps=300, stage1_lr=4e-3,
                              stage2_states='visited', stage2_rounds=2, stage2_steps=16, stage2_prompts=8, stage2_lr=5e-5,
-                             stage2_visits=48, stage2_screen=8, stage3_iterations=8),
+                             stage2_visits=48, stage2_screen=8, stage3_iterations=8, held_out_online_episodes=64),
     'full': QuickstartConfig(train_episodes=400, stage1_steps=1600, stage2_steps=100, stage3_iterations=30),
     'smoke': QuickstartConfig(world=('Video/like_video',), train_episodes=8, eval_episodes=3, corpus='data', stage1_steps=3,
                               stage2_steps=1, stage2_G=2, stage2_states='visited', stage2_visits=2, stage2_screen=2,
@@ -93,8 +94,9 @@ def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, tra
     rows = [table_row(name, 'train_tasks', None, online)]
     for split in SPLITS:
         static, _ = static_eval(pol, read_dataset(data[split]))
+        held = split == 'held_out'
         online, trajs = online_eval(pol, split, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, max_tasks=cfg.online_tasks,
-                                    world=cfg.world if split == 'held_out' else None)
+                                    world=cfg.world if held else None, n_episodes=cfg.held_out_online_episodes if held else None)
         rows.append(table_row(name, split, static, online))
         if traj_dir is not None and split == 'held_out': save_trajectories(trajs[:16], traj_dir)
     return rows
