@@ -67,7 +67,7 @@ class RunMismatch(RuntimeError):
 def _state(out: Path, preset: str, cfg: QuickstartConfig) -> dict:
     "Load (or start) the run record; refuse a folder that holds another run."
     f = out / 'quickstart.json'
-    want = {'preset': preset, 'config': asdict(cfg)}
+    want = json.loads(json.dumps({'preset': preset, 'config': asdict(cfg)}))   # as saved: tuples become lists
     if f.exists():
         st = json.loads(f.read_text())
         if {k: st.get(k) for k in want} != want:

@@ -99,7 +99,8 @@ def _inputs(tmp_path, trajs):
     table = tmp_path / 'table.json'
     table.write_text(json.dumps({'rows': [
         {'model': 'stage 1', 'split': 'held_out', 'accuracy': 71.234, 'task_success': None, 'online_success': None},
-        {'model': 'stage 3', 'split': 'held_out', 'accuracy': 80.0, 'online_success': 62.5}]}))
+        {'model': 'stage 3', 'split': 'held_out', 'accuracy': 80.0, 'online_success': 62.5, 'online_ci': [40.9, 80.0],
+         'online_episodes': 16, 'online_format_errors': 2}]}))
     save_trajectories(trajs[1:], tmp_path / 'saved')
     return metrics, table, [trajs[0], tmp_path / 'saved']
 
@@ -109,7 +110,7 @@ def test_report_is_self_contained(tmp_path, trajs):
     page = write_report(tmp_path / 'out', metrics, table, src, title='Test <run>').read_text()
     assert '<title>Test &lt;run&gt;</title>' in page and 'Plotly.newPlot' in page
     cells = re.findall(r'<td>(.*?)</td>', page.split('class="mr1-table"')[1].split('</table>')[0])
-    assert cells[:4] == ['stage 1', 'held_out', '71.23', '-'] and cells[-1] == '62.50'
+    assert cells[:4] == ['stage 1', 'held_out', '71.23', '-'] and cells[-2:] == ['62.50 [40.9, 80.0] (n=16)', '2']
     assert page.count('class="mr1-shot" src="data:image/png;base64,') == sum(n_frames(t) for t in trajs)
     assert not re.search(r'<(?:script|img|link|iframe)[^>]+(?:src|href)="(?:https?:)?//', page)
     assert [p.name for p in (tmp_path / 'out').iterdir()] == ['report.html']      # no temporary file left
