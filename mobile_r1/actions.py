@@ -36,7 +36,7 @@ model sees, and the 0-1000 normalised frame."""
 
 # %% ../nbs/00_actions.ipynb #cd7b06d1
 from __future__ import annotations
-import json, math, re, unicodedata
+import bisect, json, math, re, unicodedata
 from dataclasses import MISSING, dataclass, fields, replace
 from typing import Any, ClassVar, Union
 
@@ -208,6 +208,22 @@ _TAGS = ('think', 'action', 'tool_call')
 _BLOCK = re.compile(r'<(think|action|tool_call)>(.*?)</\1>', re.S)
 _TAG = re.compile(r'</?(think|action|tool_call)>')
 
+def _blocks(text: str) -> list[tuple[str, str, int, int]]:
+    "(tag, inner text, start, end) of each `<tag>…</tag>` block, as `_BLOCK.finditer` finds them, in O(n log n) not O(n²)."
+    opens, closes = [], {t: [] for t in _TAGS}
+    for m in _TAG.finditer(text):
+        if m.group(0)[1] == '/': closes[m.group(1)].append(m.start())
+        else: opens.append(m)
+    out, pos = [], 0
+    for m in opens:                       # leftmost opening tag with a closing one after it; blocks never overlap
+        if m.start() < pos: continue
+        cs = closes[m.group(1)]
+        k = bisect.bisect_left(cs, m.end())
+        if k == len(cs): continue
+        pos = cs[k] + len(m.group(1)) + 3
+        out.append((m.group(1), text[m.end():cs[k]], m.start(), pos))
+    return out
+
 def _loads(s: str):
     "`json.loads` that also unwraps a JSON document double-encoded as a JSON string."
     v = json.loads(s)
@@ -231,14 +247,16 @@ def parse_response(text) -> Parsed:
     "Parse a model answer; never raises. See `Parsed` for what `format_ok` and `error` mean."
     if not isinstance(text, str): return Parsed(error=f'answer is not a string: {type(text).__name__}')
     blocks = {}
-    for m in _BLOCK.finditer(text): blocks.setdefault(m.group(1), m.group(2).strip())
+    spans = _blocks(text)
+    for tag, inner, _, _ in spans: blocks.setdefault(tag, inner.strip())
     call, action, call_err = _decode_call(blocks['tool_call']) if 'tool_call' in blocks else (None, None, None)
     tags = [m.group(0) for m in _TAG.finditer(text)]
     want = ['<think>', '</think>', '<action>', '</action>', '<tool_call>', '</tool_call>']
     missing = [t for t in _TAGS if t not in blocks]
     if missing: err = f'missing <{missing[0]}> block'
     elif tags != want: err = 'blocks must appear once each, in the order think, action, tool_call'
-    elif _BLOCK.sub('', text).strip(): err = 'text outside the three blocks'
+    elif ''.join(text[a:b] for a, b in zip([0] + [e for *_, e in spans], [s for *_, s, _ in spans] + [len(text)])).strip():
+        err = 'text outside the three blocks'
     elif call_err: err = call_err
     else: err = None
     if err is None and not blocks['think']: err = 'empty <think> block'

@@ -165,7 +165,10 @@ def load_hf_dataset(path) -> list:
     "The same episodes read through Hugging Face `datasets` (its json loader) from a local dataset folder."
     import datasets
     f, root = _jsonl(path)
-    ds = datasets.load_dataset('json', data_files=str(f), split='train')
+    try: ds = datasets.load_dataset('json', data_files=str(f), split='train')
+    except Exception as e:                 # the library's error names neither file nor line: find them
+        read_dataset(path)                 # raises DataFormatError at the first malformed record, if that is the cause
+        raise DataFormatError(f'{f}: the datasets library could not read it: {e}') from None
     out = []
     for n, rec in enumerate(ds, 1):
         try: out.append(record_to_episode(rec, root))
@@ -185,12 +188,18 @@ def episode_to_record(ep: Episode) -> dict:
             'system': ep.system or system_prompt(ep.instruction), 'image_width': ep.image_width,
             'image_height': ep.image_height, 'trajectory': traj, **ep.extra}
 
+def _umask() -> int:
+    "The process umask (read by setting it and putting it back)."
+    m = os.umask(0o022); os.umask(m)
+    return m
+
 def atomic_write(path, data: bytes | str):
-    "Write `data` to `path` through a temporary file in the same folder and a rename."
+    "Write `data` to `path` through a temporary file in the same folder and a rename; the mode respects the umask, as `open()`'s would."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')   # mkstemp makes it 0600
     try:
         with os.fdopen(fd, 'wb') as fh: fh.write(data.encode('utf-8') if isinstance(data, str) else data)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp): os.unlink(tmp)
@@ -202,6 +211,7 @@ def atomic_dir(out) -> Iterator[Path]:
     out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f'.{out.name}.tmp-'))
     try:
+        os.chmod(tmp, 0o777 & ~_umask())          # mkdtemp makes it 0700: others on a shared server could not read a run
         yield tmp
         if out.exists(): shutil.rmtree(out)
         os.replace(tmp, out)

@@ -63,7 +63,11 @@ def score_steps(golds: Sequence[Gold], preds: Sequence[Parsed]) -> dict:
     if not golds: raise ValueError('nothing to score: the split has no steps')
     outs = [step_outcomes(g, p) for g, p in zip(golds, preds)]
     by_ep: dict[str, dict[int, bool]] = {}
-    for g, o in zip(golds, outs): by_ep.setdefault(g.episode, {})[g.index] = o['correct']
+    for g, o in zip(golds, outs):
+        steps = by_ep.setdefault(g.episode, {})
+        if not 0 <= g.index < g.n_steps: raise ValueError(f'trajectory {g.episode!r}: step index {g.index} is outside 0..{g.n_steps - 1}')
+        if g.index in steps: raise ValueError(f'trajectory {g.episode!r}: step {g.index} is scored twice')
+        steps[g.index] = o['correct']
     n_of = {g.episode: g.n_steps for g in golds}
     for ep, steps in by_ep.items():
         if len(steps) != n_of[ep]: raise ValueError(f'trajectory {ep!r} has {n_of[ep]} steps but {len(steps)} were scored')

@@ -144,8 +144,8 @@ def tiny_qwen_vl(out_dir: str | Path, size: str = 'tiny', corpus: Sequence[str] 
     return save_policy(model, proc, out, {'built_by': 'mobile_r1.policy.tiny_qwen_vl', 'size': size,
                                           'vocab_size': len(tok), 'seed': seed})
 
-def save_policy(model, processor, out_dir: str | Path, info: dict | None = None) -> Path:
-    "Save model + processor to `out_dir` atomically: written to a temporary folder, then swapped in whole."
+def save_policy(model, processor, out_dir: str | Path, info: dict | None = None, files=None) -> Path:
+    "Save model + processor to `out_dir` atomically: written to a temporary folder (with whatever `files(folder)` adds), then swapped in whole."
     out = Path(out_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp, old = out.with_name(out.name + '.tmp'), out.with_name(out.name + '.old')
@@ -154,6 +154,7 @@ def save_policy(model, processor, out_dir: str | Path, info: dict | None = None)
     model.save_pretrained(tmp); processor.save_pretrained(tmp)
     processor.tokenizer.save_pretrained(tmp)
     if info is not None: (tmp / 'mobile_r1.json').write_text(json.dumps(info, indent=1))
+    if files is not None: files(tmp)                 # e.g. the optimiser state: it must swap in with its weights
     if out.exists(): out.rename(old)
     tmp.rename(out)
     if old.exists(): shutil.rmtree(old)

@@ -177,7 +177,9 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
     model, proc = load_policy(pcfg)
     ref = load_policy(PolicyConfig(model=cfg.base))[0].eval().requires_grad_(False) if cfg.beta > 0 else None
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr)
-    if start and (ck / 'optimizer.pt').exists(): opt.load_state_dict(torch.load(ck / 'optimizer.pt'))
+    if start and not (ck / 'optimizer.pt').exists():
+        raise RuntimeError(f'{ck} holds weights but no optimizer.pt: resuming would restart AdamW silently; delete the folder to rerun stage 3')
+    if start: opt.load_state_dict(torch.load(ck / 'optimizer.pt'))
     model, opt = acc.prepare(model, opt)
     if ref is not None: ref = ref.to(acc.device)
     policy, judge = Policy(model, proc), judge or make_judge(cfg)
@@ -232,6 +234,5 @@ def _update(model, ref, policy, opt, acc, items, cfg) -> tuple[float, float]:
 
 def _checkpoint(acc, model, proc, opt, ck: Path, iteration: int, cfg):
     "Save the model and optimiser so a killed run resumes at `iteration`."
-    save_policy(acc.unwrap_model(model), proc, ck, {'stage': 3, 'iteration': iteration, 'base': cfg.base})
-    tmp = ck / 'optimizer.pt.tmp'
-    torch.save(opt.state_dict(), tmp); os.replace(tmp, ck / 'optimizer.pt')
+    save_policy(acc.unwrap_model(model), proc, ck, {'stage': 3, 'iteration': iteration, 'base': cfg.base},
+                files=lambda folder: torch.save(opt.state_dict(), folder / 'optimizer.pt'))   # weights and optimiser swap in together

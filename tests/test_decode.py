@@ -77,3 +77,18 @@ def test_shared_screens_are_encoded_once(tiny_model):
     try: Policy(model, proc).generate([prompt_messages('x', format_history([]))] * 4, [images[0]] * 4, max_new_tokens=2)
     finally: hook.remove()
     assert calls == [enc['pixel_values'].shape[0] // 3]         # one image's patches through the vision tower
+
+
+def test_sampled_answers_never_hold_a_vision_placeholder(tiny_model):
+    "A young policy at T=1 must not write <|image_pad|> (the loss pass would count an image that is not there)."
+    model, proc = load_policy(PolicyConfig(model=str(tiny_model)))
+    vision = set(proc.tokenizer.convert_tokens_to_ids(['<|vision_start|>', '<|vision_end|>', '<|image_pad|>', '<|video_pad|>']))
+    lm = model.get_output_embeddings()
+    with torch.no_grad(): lm.weight[sorted(vision)] = lm.weight.abs().max() * 50    # make them the likeliest tokens
+    texts, images = _batch(proc)
+    msgs = [[{'role': 'user', 'content': [{'type': 'image'}, {'type': 'text', 'text': 'go'}]}]] * len(images)
+    torch.manual_seed(0)
+    gen = Policy(model, proc).generate(msgs, images, max_new_tokens=6, temperature=1.0)
+    assert gen.completion_ids and not vision & {t for row in gen.completion_ids for t in row}
+    greedy = Policy(model, proc).generate(msgs, images, max_new_tokens=2)    # greedy is left as generate's
+    assert vision & {t for row in greedy.completion_ids for t in row}

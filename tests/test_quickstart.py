@@ -38,3 +38,26 @@ def test_quickstart_refuses_a_foreign_folder(tmp_path):
     (tmp_path / 'x.txt').write_text('mine')
     r = run('quickstart', '--preset', 'smoke', '--out', str(tmp_path))
     assert r.returncode == 2 and 'not empty' in r.stderr
+
+
+def test_resumed_stage3_keeps_its_rows_up_to_the_checkpoint(tmp_path, monkeypatch):
+    "A run killed inside stage 3 resumes from its checkpoint: stage 3's rows up to it stay, later ones are redone once."
+    import mobile_r1.quickstart as Q
+    from mobile_r1.metrics import read_metrics
+    calls = []
+    def fake_stage3(cfg, log):
+        ck = Path(str(cfg.out_dir) + '-checkpoint')
+        start = json.loads((ck / 'mobile_r1.json').read_text())['iteration'] if ck.exists() else 0
+        calls.append(start)
+        for it in range(start, 4):
+            log.log(it + 1, loss=0.0)
+            if it + 1 == 2 and not ck.exists():
+                ck.mkdir(parents=True); (ck / 'mobile_r1.json').write_text(json.dumps({'iteration': 2}))
+            if it + 1 == 3 and len(calls) == 1: raise KeyboardInterrupt          # killed after logging step 3
+        shutil.copytree(Q.Path(cfg.base), cfg.out_dir)
+    monkeypatch.setattr(Q, 'train_stage3', fake_stage3)
+    out = tmp_path / 'qs'
+    with pytest.raises(KeyboardInterrupt): Q.run_quickstart(out, 'smoke', progress=lambda m: None)
+    Q.run_quickstart(out, 'smoke', progress=lambda m: None)
+    assert calls == [0, 2]
+    assert [r['step'] for r in read_metrics(out / 'metrics.jsonl', stage=3)] == [1, 2, 3, 4]
