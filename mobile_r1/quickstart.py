@@ -46,6 +46,7 @@ class QuickstartConfig:
     stage2_rounds: int = 1           # collect/train rounds when stage2_states == 'visited'
     stage2_visits: int = 64          # episodes played per round when stage2_states == 'visited'
     stage2_screen: int = 0           # answers sampled per visited state; only states where they disagree are kept
+    stage2_popup_prob: float | None = None  # pop-up probability of stage 2's training phones (None: popup_prob)
     seed: int = 0                    # seeds the data, the tiny model and every stage (evaluation episodes keep their own seeds)
 
 PRESETS = {
@@ -138,7 +139,8 @@ def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny'
                                                  max_steps=cfg.stage2_steps, G=cfg.stage2_G, prompts_per_step=cfg.stage2_prompts,
                                                  lr=cfg.stage2_lr, states=cfg.stage2_states, rounds=cfg.stage2_rounds,
                                                  visit_episodes=cfg.stage2_visits, screen=cfg.stage2_screen, world=cfg.world,
-                                                 popup_prob=cfg.popup_prob, max_turns=cfg.max_turns, seed=cfg.seed), log)
+                                                 popup_prob=cfg.popup_prob if cfg.stage2_popup_prob is None else cfg.stage2_popup_prob,
+                                                 max_turns=cfg.max_turns, seed=cfg.seed), log)
             if k == 3:
                 s3 = Stage3Config(base=str(models[2]), out_dir=str(models[3]), iterations=cfg.stage3_iterations,
                                   tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, max_turns=cfg.max_turns,
