@@ -51,8 +51,8 @@ def main():
         print(f'\nseed {seed} ({time.time() - t0:.0f} s): train-task online success, {rows[0]["online_episodes"]} episodes per figure')
         for r in rows: print(f'  {r["model"]:<50} {cell_text(r, "online_success")}   online format errors {r["online_format_errors"]}')
     print(f'\n{a.preset}, {a.seeds} seed(s): mean ± sd of train-task online success over seeds')
-    for i, name in enumerate(per_seed[0][k]['model'] for k in range(len(per_seed[0]))):
-        xs = [per_seed[s][i]['online_success'] for s in per_seed]
+    for i, row in enumerate(per_seed[0]):
+        name, xs = row['model'], [per_seed[s][i]['online_success'] for s in per_seed]
         sd = statistics.stdev(xs) if len(xs) > 1 else float('nan')
         print(f'  {name:<50} {statistics.mean(xs):6.2f} ± {sd:.2f}   per seed {xs}')
     rises = [per_seed[s][1]['online_success'] - per_seed[s][0]['online_success'] for s in per_seed]

@@ -190,7 +190,7 @@ def table_markdown(rows: Sequence[dict]) -> str:
 def write_table(rows: Sequence[dict], out_dir: str | Path) -> tuple[Path, Path]:
     "Write `table.json` ({'rows': [...]}) and `table.md` to `out_dir`, atomically."
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    rows = [{**table_row(r['model'], r['split'], r), **{c: r.get(c) for c in TABLE_COLUMNS[9:]}} for r in rows]
+    rows = [table_row(r['model'], r['split'], r) for r in rows]          # a row's own online_* keys are table columns too
     atomic_write(out / 'table.json', json.dumps({'rows': rows}, indent=1))
     atomic_write(out / 'table.md', table_markdown(rows))
     return out / 'table.json', out / 'table.md'

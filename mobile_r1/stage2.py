@@ -155,7 +155,7 @@ def visited_dataset(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[i
     if screen:                 # keep the states where sampled answers disagree: the others give every answer A = 0
         k = sampled_correct(policy, turns, screen, prompt)
         stats.update({'visit/never_solved': sum(x == 0 for x in k) / len(k), 'visit/always_solved': sum(x == screen for x in k) / len(k)})
-        turns = [tu for tu, x in zip(turns, k) if 0 < x < screen] or turns
+        turns = [tu for tu, x in zip(turns, k) if 0 < x < screen] or turns   # none mixed: keep all (A = 0 each; visit/kept says so)
     stats['visit/kept'] = len(turns)
     msgs, imgs, frames = policy.prepare([(q, t.history, t.screenshot) for q, t in turns], prompt)
     rows = [{'prompt': m, 'image': im, 'gold': json.dumps(t.gold[0].args()),
@@ -172,7 +172,8 @@ def sim_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, d
     from mobile_r1.sim.expert import expert_action
     pool = sim_tasks('train', world=cfg.world)
     rng = random.Random(f'stage2-visits/{cfg.seed}/{round_}')     # a seed stream of its own: never the evaluation's
-    chosen = [pool[k % len(pool)] for k in rng.sample(range(max(len(pool), cfg.visit_episodes)), cfg.visit_episodes)]
+    chosen = [pool[k % len(pool)] for k in range(cfg.visit_episodes)]      # every task about equally often
+    rng.shuffle(chosen)
     phones = [SimPhone(SimConfig(popup_prob=cfg.popup_prob, max_steps=cfg.max_turns)) for _ in chosen]
     def annotate(phone, task):
         g = expert_action(phone, task)
