@@ -5,9 +5,10 @@ The public Mobile-R1 sample is a folder with `images/` and `data.jsonl`, one tra
 steps carry `image`, `thought`, `subtask`, `action` (a JSON string, sometimes double-encoded) and `response` (the
 full `<think>…</think><action>…</action><tool_call>…</tool_call>` answer). There is no bounding box and no split.
 
-This module reads that format leniently and precisely: a known quirk is fixed and noted on the step (a first tap
-stored as `system_button` "Tap" with a coordinate becomes a `click`), anything else malformed raises
-`DataFormatError` naming the file and line. It writes the same format (SimPhone's expert data), adding fields the
+This module reads the release as it is, leniently and precisely: each known quirk (a first-step tap with no
+coordinate, double-encoded tool calls, the card's spellings "Tap", "Type", "Terminate" and "Search") is fixed and
+noted on the step, and `data_stats` counts them; anything else malformed raises `DataFormatError` naming the file,
+line and step. It writes the same format (SimPhone's expert data), adding fields the
 public data lacks: the golden element's `bbox` (device pixels) per step, and `task_id`, `split`, `level`, `seed`
 per trajectory. Unknown fields survive a read → write round trip.
 
@@ -20,19 +21,21 @@ resized frame, where the model predicts."""
 
 # %% ../nbs/02_data.ipynb #3e400427
 from __future__ import annotations
-import json, os, shutil, tempfile
+import json, os, re, shutil, tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections import Counter
 from typing import Iterator
 from PIL import Image
-from .actions import (Action, Click, Frame, MIN_PIXELS, MAX_PIXELS, format_response, parse_response,
+from .actions import (Action, Click, Frame, Open, MIN_PIXELS, MAX_PIXELS, format_response, parse_response,
                                to_frame, action_to_frame, _loads)
 
 # %% auto #0
-__all__ = ['SYSTEM_PROMPT', 'STEP_KEYS', 'EPISODE_KEYS', 'TINY_MAX_PIXELS', 'system_prompt', 'DataFormatError', 'Step', 'Episode',
-           'parse_action', 'record_to_episode', 'iter_episodes', 'read_dataset', 'load_hf_dataset', 'episode_to_record',
-           'atomic_write', 'atomic_dir', 'write_dataset', 'PromptConfig', 'model_frame', 'format_history',
+__all__ = ['SYSTEM_PROMPT', 'STEP_KEYS', 'EPISODE_KEYS', 'ACTION_ALIASES', 'BUTTON_ALIASES', 'FIRST_TAP', 'TINY_MAX_PIXELS',
+           'system_prompt', 'DataFormatError', 'Step', 'Episode', 'LostTap', 'parse_action', 'decode_response',
+           'record_to_episode', 'iter_episodes', 'read_dataset', 'load_hf_dataset', 'episode_to_record', 'atomic_write',
+           'atomic_dir', 'write_dataset', 'data_stats', 'stats_text', 'PromptConfig', 'model_frame', 'format_history',
            'history_text', 'prompt_messages', 'golden_answer', 'step_sample', 'sft_sample']
 
 # %% ../nbs/02_data.ipynb #c402ae20
@@ -92,6 +95,7 @@ class Episode:
     system: str = ''              # the recorded system prompt ('' → `system_prompt(instruction)`)
     extra: dict = field(default_factory=dict)   # task_id, split, level, seed (SimPhone) and unknown fields
     root: Path | None = None      # the dataset folder images are relative to
+    notes: tuple = ()             # quirks fixed while reading (steps skipped)
 
     @property
     def frame(self) -> Frame: return Frame(self.image_width, self.image_height)
@@ -103,42 +107,82 @@ class Episode:
 # %% ../nbs/02_data.ipynb #18e0022b
 STEP_KEYS = ('image', 'thought', 'subtask', 'action', 'response', 'bbox')
 EPISODE_KEYS = ('app_name', 'trajectory_length', 'instruction', 'system', 'image_width', 'image_height', 'trajectory')
+ACTION_ALIASES = {'tap': 'click'}             # release spellings beyond case, of the nine actions
+BUTTON_ALIASES = {'search': 'Enter'}          # the keyboard's search key submits as Enter does
+FIRST_TAP = ('open', 'skip', 'error')         # what a coordinate-less tap becomes (see the table above)
 
-def parse_action(raw) -> tuple[Action, tuple]:
-    "An `Action` from a record's `action` field, and the notes of any quirk fixed; `ValueError` says what is wrong."
+class LostTap(ValueError):
+    "A tap whose coordinate the export lost."
+
+def _args_of(raw) -> dict:
+    "The `arguments` object of a record's `action` field (a dict, a JSON string, or a string of one)."
     v = raw
-    if isinstance(v, str):
-        try: v = _loads(v)
-        except ValueError: raise ValueError(f'action is not valid JSON: {raw[:80]!r}') from None
-    if not isinstance(v, dict): raise ValueError(f'action must be a JSON object, got {type(v).__name__}')
-    args = v.get('arguments', v) if 'action' not in v else v
-    if isinstance(args, str): args = _loads(args)
-    notes = ()
-    if isinstance(args, dict) and args.get('action') == 'system_button' and str(args.get('button', '')).lower() == 'tap' \
-            and 'coordinate' in args:
-        args, notes = {'action': 'click', 'coordinate': args['coordinate']}, ('system_button "Tap" with a coordinate read as click',)
-    return Action.from_args(args), notes
+    try:
+        if isinstance(v, str): v = _loads(v)
+        if not isinstance(v, dict): raise ValueError(f'action must be a JSON object, got {type(v).__name__}')
+        args = v.get('arguments', v) if 'action' not in v else v
+        if isinstance(args, str): args = _loads(args)
+    except ValueError as e:
+        if 'must be' in str(e): raise
+        raise ValueError(f'action is not valid JSON: {str(raw)[:80]!r}') from None
+    if not isinstance(args, dict): raise ValueError(f'action arguments must be a JSON object, got {type(args).__name__}')
+    return dict(args)
 
-def record_to_episode(rec: dict, root: Path | None = None) -> Episode:
-    "An `Episode` from one decoded `data.jsonl` record; `ValueError` names the bad field."
+def parse_action(raw, app: str | None = None) -> tuple[Action, tuple]:
+    "An `Action` from a record's `action` field and the notes of the quirks fixed. `app`: open it for a coordinate-less tap."
+    args, notes = _args_of(raw), []
+    name = args.get('action')
+    if isinstance(name, str) and name not in Action.registry:
+        canon = ACTION_ALIASES.get(name.strip().lower(), name.strip().lower())
+        if canon in Action.registry: args['action'] = canon; notes.append(f'action {name!r} read as {canon}')
+    if args.get('action') == 'system_button' and str(args.get('button', '')).strip().lower() == 'tap':
+        args = {'action': 'click', **({'coordinate': args['coordinate']} if 'coordinate' in args else {})}
+        if 'coordinate' in args: notes.append('system_button "Tap" read as click')
+    if args.get('action') == 'system_button' and str(args.get('button', '')).strip().lower() in BUTTON_ALIASES:
+        b = args['button']; args['button'] = BUTTON_ALIASES[b.strip().lower()]; notes.append(f'button {b!r} read as {args["button"]}')
+    if args.get('action') == 'click' and 'coordinate' not in args:
+        if app is None: raise LostTap('a tap with no coordinate (the export lost where it landed): only a first step can be read, '
+                                      "as opening the app; pass first_tap='skip' to drop such steps")
+        if not app.strip(): raise LostTap('a first-step tap with no coordinate, and no app_name to open instead')
+        return Open(app.strip()), ('first step: coordinate-less "Tap" read as open(app_name)',)
+    return Action.from_args(args), tuple(notes)
+
+def decode_response(resp: str) -> tuple[str, tuple]:
+    "`resp` with a double-encoded tool call (a JSON string of the call) decoded, and the note; otherwise unchanged."
+    m = re.search(r'<tool_call>(.*?)</tool_call>', resp, re.S)
+    if not m: return resp, ()
+    try: v = json.loads(m.group(1))
+    except ValueError: return resp, ()
+    if not isinstance(v, str): return resp, ()
+    try: call = json.loads(v)
+    except ValueError: return resp, ()
+    body = '\n' + json.dumps(call, ensure_ascii=False) + '\n'
+    return resp[:m.start(1)] + body + resp[m.end(1):], ('response: double-encoded tool call decoded',)
+
+def record_to_episode(rec: dict, root: Path | None = None, first_tap: str = 'open') -> Episode:
+    "An `Episode` from one decoded `data.jsonl` record; `ValueError` names the bad field and step."
+    if first_tap not in FIRST_TAP: raise ValueError(f'first_tap must be one of {", ".join(FIRST_TAP)}, got {first_tap!r}')
     if not isinstance(rec, dict): raise ValueError(f'a record must be a JSON object, got {type(rec).__name__}')
     missing = [k for k in ('instruction', 'image_width', 'image_height', 'trajectory') if k not in rec]
     if missing: raise ValueError(f'missing field(s) {", ".join(missing)}')
     if not isinstance(rec['trajectory'], list): raise ValueError('trajectory must be a list of steps')
-    steps = []
+    steps, ep_notes = [], []
     for i, s in enumerate(rec['trajectory']):
         try:
-            if 'image' not in s or 'action' not in s: raise ValueError('a step needs image and action')
-            action, notes = parse_action(s['action'])
-            resp = s.get('response') or ''
+            if not isinstance(s, dict) or 'image' not in s or 'action' not in s: raise ValueError('a step needs image and action')
+            try: action, notes = parse_action(s['action'], app=str(rec.get('app_name') or '') if i == 0 and first_tap == 'open' else None)
+            except LostTap:
+                if first_tap != 'skip': raise
+                ep_notes.append('coordinate-less "Tap" step skipped'); continue
+            resp, rnotes = decode_response(s.get('response') or '')
             p = parse_response(resp) if resp else None
             bbox = tuple(int(c) for c in s['bbox']) if s.get('bbox') is not None else None
             steps.append(Step(s['image'], action, s.get('thought') or (p.think if p else '') or '',
                               (p.action_text if p and p.action_text else s.get('action_text', '')), s.get('subtask') or '',
-                              resp, bbox, {k: v for k, v in s.items() if k not in STEP_KEYS + ('action_text',)}, notes))
+                              resp, bbox, {k: v for k, v in s.items() if k not in STEP_KEYS + ('action_text',)}, notes + rnotes))
         except (ValueError, TypeError, AttributeError) as e: raise ValueError(f'step {i}: {e}') from None
     return Episode(rec.get('app_name', ''), rec['instruction'], int(rec['image_width']), int(rec['image_height']), steps,
-                   rec.get('system') or '', {k: v for k, v in rec.items() if k not in EPISODE_KEYS}, root)
+                   rec.get('system') or '', {k: v for k, v in rec.items() if k not in EPISODE_KEYS}, root, tuple(ep_notes))
 
 def _jsonl(path: Path) -> tuple[Path, Path]:
     path = Path(path)
@@ -146,7 +190,7 @@ def _jsonl(path: Path) -> tuple[Path, Path]:
     if not f.exists(): raise FileNotFoundError(f'{f} not found: give a folder holding data.jsonl (and images/), or the .jsonl file')
     return f, f.parent
 
-def iter_episodes(path) -> Iterator[Episode]:
+def iter_episodes(path, first_tap: str = 'open') -> Iterator[Episode]:
     "Episodes of a dataset folder (or a .jsonl file), one per non-blank line; `DataFormatError` names file and line."
     f, root = _jsonl(path)
     with open(f, encoding='utf-8') as fh:
@@ -154,24 +198,24 @@ def iter_episodes(path) -> Iterator[Episode]:
             if not line.strip(): continue
             try: rec = json.loads(line)
             except ValueError as e: raise DataFormatError(f'{f}:{n}: not valid JSON ({e})') from None
-            try: yield record_to_episode(rec, root)
+            try: yield record_to_episode(rec, root, first_tap)
             except ValueError as e: raise DataFormatError(f'{f}:{n}: {e}') from None
 
-def read_dataset(path) -> list:
-    "All episodes of a dataset folder (or .jsonl file)."
-    return list(iter_episodes(path))
+def read_dataset(path, first_tap: str = 'open') -> list:
+    "All episodes of a dataset folder (or .jsonl file); `first_tap`: what a coordinate-less tap becomes (`FIRST_TAP`)."
+    return list(iter_episodes(path, first_tap))
 
-def load_hf_dataset(path) -> list:
+def load_hf_dataset(path, first_tap: str = 'open') -> list:
     "The same episodes read through Hugging Face `datasets` (its json loader) from a local dataset folder."
     import datasets
     f, root = _jsonl(path)
     try: ds = datasets.load_dataset('json', data_files=str(f), split='train')
     except Exception as e:                 # the library's error names neither file nor line: find them
-        read_dataset(path)                 # raises DataFormatError at the first malformed record, if that is the cause
+        read_dataset(path, first_tap)      # raises DataFormatError at the first malformed record, if that is the cause
         raise DataFormatError(f'{f}: the datasets library could not read it: {e}') from None
     out = []
     for n, rec in enumerate(ds, 1):
-        try: out.append(record_to_episode(rec, root))
+        try: out.append(record_to_episode(rec, root, first_tap))
         except ValueError as e: raise DataFormatError(f'{f}: record {n}: {e}') from None
     return out
 
@@ -223,6 +267,33 @@ def write_dataset(episodes, out_dir) -> Path:
     text = ''.join(json.dumps(episode_to_record(ep), ensure_ascii=False) + '\n' for ep in episodes)
     atomic_write(Path(out_dir) / 'data.jsonl', text)
     return Path(out_dir) / 'data.jsonl'
+
+# %% ../nbs/02_data.ipynb #relstats02
+def data_stats(path, first_tap: str = 'open', check_images: bool = True) -> dict:
+    "What a Mobile-R1-format folder holds: actions, apps, quirks fixed (with counts), image sizes and trajectory lengths."
+    eps = read_dataset(path, first_tap)
+    lengths = sorted(len(e.steps) for e in eps)
+    steps = [(e, s) for e in eps for s in e.steps]
+    missing = sum(not (e.root / s.image).exists() for e, s in steps if e.root is not None) if check_images else None
+    return {'trajectories': len(eps), 'steps': len(steps), 'apps': len({e.app_name for e in eps}),
+            'actions': dict(Counter(s.action.name for _, s in steps).most_common()),
+            'quirks': dict((Counter(n for _, s in steps for n in s.notes) + Counter(n for e in eps for n in e.notes)).most_common()),
+            'image_sizes': dict(Counter(f'{e.image_width}x{e.image_height}' for e in eps).most_common()),
+            'with_bbox': sum(s.bbox is not None for _, s in steps), 'missing_images': missing,
+            'length': {'min': lengths[0], 'median': lengths[len(lengths) // 2], 'mean': round(sum(lengths) / len(lengths), 2),
+                       'max': lengths[-1]} if lengths else None}
+
+def stats_text(st: dict) -> str:
+    "`data_stats` as the lines `mobile-r1 data stats` prints."
+    kv = lambda d: ', '.join(f'{k} {v}' for k, v in d.items()) or 'none'
+    ln = st['length']
+    return '\n'.join([f"{st['trajectories']} trajectories, {st['steps']} steps, {st['apps']} apps",
+                      f"actions: {kv(st['actions'])}",
+                      f"quirks fixed: {kv(st['quirks'])}",
+                      f"screen sizes (trajectories): {kv(st['image_sizes'])}",
+                      f"trajectory length: min {ln['min']}, median {ln['median']}, mean {ln['mean']}, max {ln['max']}" if ln else 'no trajectories',
+                      f"steps with a golden bbox: {st['with_bbox']} of {st['steps']}"
+                      + ('' if st['missing_images'] is None else f"; image files missing: {st['missing_images']}")])
 
 # %% ../nbs/02_data.ipynb #40aeb5c7
 TINY_MAX_PIXELS = 114 * 28 * 28   # 360 × 640 → 224 × 392: 112 image tokens

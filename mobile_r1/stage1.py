@@ -35,6 +35,7 @@ class Stage1Config:
     "Stage 1: format finetuning."
     base: str = 'runs/tiny-qwen-vl'        # model to start from: Hub id or folder (build the tiny one with tiny_qwen_vl)
     data: str = 'runs/data/train'          # Mobile-R1-format folder (data.jsonl + images/) with the golden steps
+    first_tap: str = 'open'                # a coordinate-less first tap in the data: 'open' the app, 'skip' or 'error' (data.FIRST_TAP)
     out_dir: str = 'runs/stage1'           # where the finetuned model is saved (atomically)
     max_steps: int = 600                   # optimiser steps (-1: train `epochs` epochs)
     epochs: float = 1.0                    # used when max_steps == -1
@@ -77,7 +78,7 @@ def sft_args(cfg: Stage1Config, out: Path) -> SFTConfig:
 def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
     "Finetune `cfg.base` on the golden steps in `cfg.data`; returns the saved model folder."
     out = Path(cfg.out_dir)
-    episodes = read_dataset(cfg.data)
+    episodes = read_dataset(cfg.data, cfg.first_tap)
     ds = sft_dataset(episodes, cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))

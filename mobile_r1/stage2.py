@@ -52,6 +52,7 @@ class Stage2Config:
     "Stage 2: action-level GRPO."
     base: str = 'runs/stage1'             # the stage-1 checkpoint (Hub id or folder)
     data: str = 'runs/data/train'         # Mobile-R1-format steps (golden actions and boxes)
+    first_tap: str = 'open'               # a coordinate-less first tap in the data: 'open' the app, 'skip' or 'error' (data.FIRST_TAP)
     out_dir: str = 'runs/stage2'          # where the trained model is saved (atomically)
     G: int = 8                            # answers sampled per step (TRL's num_generations)
     prompts_per_step: int = 2             # recorded steps per optimiser step (batch = G · prompts_per_step answers)
@@ -97,7 +98,7 @@ def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
 def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> GRPOTrainer:
     "A GRPOTrainer over `cfg.data`, starting from `cfg.base` (vision frozen), rewarding action + format."
     out = Path(cfg.out_dir)
-    ds = grpo_dataset(read_dataset(cfg.data), cfg.prompt)
+    ds = grpo_dataset(read_dataset(cfg.data, cfg.first_tap), cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
     return GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn], args=grpo_args(cfg, out),

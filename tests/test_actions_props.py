@@ -70,7 +70,6 @@ def test_structural_mutations_are_reported(ans, data):
                           st.just('{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [1e400, 1]}}'),
                           st.just('{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [99999999999, 1]}}'),
                           st.just('{"name": "mobile_use", "arguments": {"action": "swipe", "coordinate": [1, 2]}}'),
-                          st.just('{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Tap"}}'),
                           st.just('{"name": "mobile_use", "arguments": {"action": "teleport"}}'),
                           st.just('{"name": "other", "arguments": {"action": "wait"}}'),
                           text.map(lambda t: json.dumps({'name': 'mobile_use', 'arguments': t}))))

@@ -49,7 +49,7 @@ def test_malformed_line_names_file_and_line(sim_dir, tmp_path):
     with pytest.raises(DataFormatError, match=r'data\.jsonl:5: not valid JSON'): load_hf_dataset(tmp_path)   # not the library's own error
     bad = json.loads(lines[0]); bad['trajectory'][1]['action'] = '{"action": "click"}'
     (tmp_path / 'data.jsonl').write_text(lines[0] + '\n' + json.dumps(bad) + '\n')
-    with pytest.raises(DataFormatError, match=r'data\.jsonl:2: step 1: click needs argument\(s\) coordinate'): read_dataset(tmp_path)
+    with pytest.raises(DataFormatError, match=r'data\.jsonl:2: step 1: a tap with no coordinate'): read_dataset(tmp_path)
 
 
 def test_quirks_double_encoded_and_tap(tmp_path):
