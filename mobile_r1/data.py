@@ -26,17 +26,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections import Counter
-from typing import Iterator
+from typing import Iterator, Sequence
 from PIL import Image
 from .actions import (Action, Click, Frame, Open, MIN_PIXELS, MAX_PIXELS, format_response, parse_response,
                                to_frame, action_to_frame, _loads)
+from .prompts import qwen_system_prompt, qwen_user_text
 
 # %% auto #0
 __all__ = ['SYSTEM_PROMPT', 'STEP_KEYS', 'EPISODE_KEYS', 'ACTION_ALIASES', 'BUTTON_ALIASES', 'FIRST_TAP', 'TINY_MAX_PIXELS',
-           'system_prompt', 'DataFormatError', 'Step', 'Episode', 'LostTap', 'parse_action', 'decode_response',
-           'record_to_episode', 'iter_episodes', 'read_dataset', 'load_hf_dataset', 'episode_to_record', 'atomic_write',
-           'atomic_dir', 'write_dataset', 'data_stats', 'stats_text', 'PromptConfig', 'model_frame', 'format_history',
-           'history_text', 'prompt_messages', 'golden_answer', 'step_sample', 'sft_sample']
+           'CKPT_MAX_PIXELS', 'STYLES', 'system_prompt', 'DataFormatError', 'Step', 'Episode', 'LostTap',
+           'parse_action', 'decode_response', 'record_to_episode', 'iter_episodes', 'read_dataset', 'load_hf_dataset',
+           'episode_to_record', 'atomic_write', 'atomic_dir', 'write_dataset', 'data_stats', 'stats_text',
+           'PromptConfig', 'model_frame', 'format_history', 'history_text', 'prompt_messages', 'step_messages',
+           'golden_answer', 'step_sample', 'sft_sample']
 
 # %% ../nbs/02_data.ipynb #c402ae20
 SYSTEM_PROMPT = '''You are a mobile GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.
@@ -297,20 +299,26 @@ def stats_text(st: dict) -> str:
 
 # %% ../nbs/02_data.ipynb #40aeb5c7
 TINY_MAX_PIXELS = 114 * 28 * 28   # 360 × 640 → 224 × 392: 112 image tokens
+CKPT_MAX_PIXELS = 16384 * 28 * 28  # the released Qwen2.5-VL checkpoints' preprocessor_config.json (12,845,056)
+STYLES = ('mobile-r1', 'qwen')
 
 @dataclass
 class PromptConfig:
     "How a step becomes a model input."
     min_pixels: int = MIN_PIXELS     # smart_resize lower bound on the image area
-    max_pixels: int = TINY_MAX_PIXELS  # upper bound: ~112 image tokens (the tiny CPU model); Qwen2.5-VL's default is 1280·28²
+    max_pixels: int = TINY_MAX_PIXELS  # upper bound: ~112 image tokens (the tiny CPU model); see `paper()` for a real checkpoint
     history: int | None = None       # how many previous steps to list (None: all)
-    history_header: str = '历史动作:' # text before the numbered history
-    no_history: str = '无'           # the history text on the first step
+    history_header: str = '历史动作:' # text before the numbered history ('mobile-r1' style)
+    no_history: str = '无'           # the history text on the first step ('mobile-r1' style)
+    style: str = 'mobile-r1'         # 'mobile-r1' (the release's prompt) or 'qwen' (the cookbook's full schema); see 02b_prompts
+
+    def __post_init__(self):
+        if self.style not in STYLES: raise ValueError(f'style must be one of {", ".join(STYLES)}, got {self.style!r}')
 
     @classmethod
-    def paper(cls) -> 'PromptConfig':
-        "Qwen2.5-VL's own pixel budget (for the 3B model on a GPU)."
-        return cls(max_pixels=MAX_PIXELS)
+    def paper(cls, **kw) -> 'PromptConfig':
+        "Qwen2.5-VL-3B on a GPU: the released checkpoints' pixel budget, 16384·28² (not the processor class default 1280·28²)."
+        return cls(**{'max_pixels': CKPT_MAX_PIXELS, **kw})
 
 def model_frame(width: int, height: int, max_pixels: int = TINY_MAX_PIXELS, min_pixels: int = MIN_PIXELS) -> Frame:
     "The frame of the resized screenshot the model sees for a `width` × `height` screen."
@@ -329,9 +337,17 @@ def history_text(ep: Episode, i: int, cfg: PromptConfig = PromptConfig()) -> str
     return format_history([s.sentence() for s in ep.steps[:i]], cfg)
 
 def prompt_messages(instruction: str, history: str, system: str | None = None) -> list[dict]:
-    "The Qwen2.5-VL chat prompt of one step: the system prompt (with the instruction), then the screenshot and history."
+    "The 'mobile-r1' chat prompt of one step: the system prompt (with the instruction), then the screenshot and history."
     return [{'role': 'system', 'content': [{'type': 'text', 'text': system or system_prompt(instruction)}]},
             {'role': 'user', 'content': [{'type': 'image'}, {'type': 'text', 'text': history}]}]
+
+def step_messages(instruction: str, history: Sequence[str], cfg: PromptConfig = PromptConfig(), frame: Frame | None = None,
+                  system: str | None = None) -> list[dict]:
+    "The chat prompt of one step in `cfg.style`; `history` holds the previous steps' sentences, `frame` the image the model sees."
+    if cfg.style == 'mobile-r1': return prompt_messages(instruction, format_history(list(history), cfg), system)
+    if frame is None: raise ValueError("the 'qwen' style states the screen's resolution: pass frame= (the resized frame the model sees)")
+    return [{'role': 'system', 'content': [{'type': 'text', 'text': qwen_system_prompt(frame.width, frame.height)}]},
+            {'role': 'user', 'content': [{'type': 'text', 'text': qwen_user_text(instruction, history, cfg.history)}, {'type': 'image'}]}]
 
 def golden_answer(ep: Episode, i: int, dst: Frame) -> str:
     "The canonical answer of step `i` with coordinates mapped from device pixels into frame `dst`."
@@ -347,7 +363,7 @@ def step_sample(ep: Episode, i: int, cfg: PromptConfig = PromptConfig(), image: 
     if s.bbox is not None:
         (x1, y1), (x2, y2) = to_frame(s.bbox[:2], ep.frame, fr), to_frame(s.bbox[2:], ep.frame, fr)
         bbox = [x1, y1, max(x2, x1 + 1), max(y2, y1 + 1)]
-    messages = prompt_messages(ep.instruction, history_text(ep, i, cfg), ep.system or None)
+    messages = step_messages(ep.instruction, [t.sentence() for t in ep.steps[:i]], cfg, fr, ep.system or None)
     return {'messages': messages, 'images': [img], 'answer': golden_answer(ep, i, fr), 'frame': fr.size,
             'bbox': bbox, 'instruction': ep.instruction, 'step': i}
 

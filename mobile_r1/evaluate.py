@@ -153,17 +153,19 @@ def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_ta
 
 # %% ../nbs/11_evaluate.ipynb #7ae63b2c
 TABLE_COLUMNS = ['model', 'split', 'accuracy', 'task_success', 'tail_success', 'format_errors', 'args_errors',
-                 'type_acc', 'grounding_acc', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors']
+                 'type_acc', 'grounding_acc', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors',
+                 'prompt_style']
 SHOWN_COLUMNS = TABLE_COLUMNS[:10] + ['online_format_errors']    # shown in table.md and the report: interval and count print inside the success cell
 _HEADERS = {'model': 'Model', 'split': 'Split', 'accuracy': 'Accuracy', 'task_success': 'Task Success',
             'tail_success': 'Tail Success', 'format_errors': 'Format Errors', 'args_errors': 'Args Errors',
             'type_acc': 'Type Acc', 'grounding_acc': 'Grounding Acc', 'online_success': 'Online Success [95% CI] (n)',
             'online_format_errors': 'Online Format Errors'}
 
-def table_row(model: str, split: str, static: dict | None = None, online: dict | float | None = None) -> dict:
+def table_row(model: str, split: str, static: dict | None = None, online: dict | float | None = None,
+              prompt_style: str = 'mobile-r1') -> dict:
     "A table row: the static scores (or nulls) plus the online summary of `online_eval` (or a bare success rate, or null)."
     row = {c: None for c in TABLE_COLUMNS}
-    row.update({k: v for k, v in (static or {}).items() if k in row}, model=model, split=split)
+    row.update({k: v for k, v in (static or {}).items() if k in row}, model=model, split=split, prompt_style=prompt_style)
     if isinstance(online, dict):
         ci = online.get('online_ci')
         row.update(online_success=online.get('online_success'), online_ci=list(ci) if ci else None,
@@ -190,7 +192,7 @@ def table_markdown(rows: Sequence[dict]) -> str:
 def write_table(rows: Sequence[dict], out_dir: str | Path) -> tuple[Path, Path]:
     "Write `table.json` ({'rows': [...]}) and `table.md` to `out_dir`, atomically."
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    rows = [table_row(r['model'], r['split'], r) for r in rows]          # a row's own online_* keys are table columns too
+    rows = [table_row(r['model'], r['split'], r, prompt_style=r.get('prompt_style') or 'mobile-r1') for r in rows]          # a row's own online_* keys are table columns too
     atomic_write(out / 'table.json', json.dumps({'rows': rows}, indent=1))
     atomic_write(out / 'table.md', table_markdown(rows))
     return out / 'table.json', out / 'table.md'

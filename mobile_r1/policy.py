@@ -26,7 +26,7 @@ from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLIm
 from transformers.processing_utils import ProcessorMixin
 from PIL import Image
 from .actions import MIN_PIXELS, Frame, action_to_frame, parse_response
-from .data import TINY_MAX_PIXELS, PromptConfig, format_history, prompt_messages, system_prompt
+from .data import TINY_MAX_PIXELS, PromptConfig, step_messages, system_prompt
 from .decode import encode, sample, unique_images
 
 # %% auto #0
@@ -311,8 +311,8 @@ class Policy:
         prompt = prompt or PromptConfig()
         msgs, frames = [], []
         for instruction, history, shot in batch:
-            msgs.append(prompt_messages(instruction, format_history(list(history), prompt)))
             frames.append((self.model_frame(*shot.size), Frame(*shot.size)))
+            msgs.append(step_messages(instruction, history, prompt, frames[-1][0]))
         shots, index = unique_images([shot for _, _, shot in batch])   # G copies of a task often share a screen
         resized = [s.convert('RGB').resize(self.model_frame(*s.size).size, Image.BICUBIC) for s in shots]
         imgs = [resized[j] for j in index]

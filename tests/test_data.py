@@ -76,3 +76,29 @@ def test_chat_samples_map_golden_into_model_frame(sim_dir):
     assert x1 <= p.action.coordinate[0] < x2 and y1 <= p.action.coordinate[1] < y2
     sft = sft_sample(ep, i, PromptConfig(history=2))
     assert sft['completion'][0]['content'][0]['text'] == smp['answer'] and len(sft['images']) == 1
+
+
+def test_qwen_prompt_lists_the_whole_schema_and_the_resolution():
+    "Every action, every argument of every action, every enum, and the resized frame's resolution."
+    import dataclasses, re
+    from mobile_r1.actions import Action, ACTION_TYPES, BUTTONS, STATUSES
+    from mobile_r1.prompts import qwen_system_prompt
+    sp = qwen_system_prompt(672, 1484)
+    tool = json.loads(re.search(r'<tools>\n(.*)\n</tools>', sp, re.S).group(1))['function']
+    props = tool['parameters']['properties']
+    assert props['action']['enum'] == list(ACTION_TYPES) and all(f'`{a}`' in props['action']['description'] for a in ACTION_TYPES)
+    assert {f.name for cls in Action.registry.values() for f in dataclasses.fields(cls)} | {'action'} == set(props)
+    assert props['button']['enum'] == list(BUTTONS) and props['status']['enum'] == list(STATUSES)
+    assert "The screen's resolution is 672x1484." in tool['description']
+
+
+def test_a_policy_answers_in_the_qwen_style(tiny_model, sim_dir):
+    "The qwen layout goes through the chat template and the processor; frames come from the policy's own budget."
+    from mobile_r1.policy import Policy
+    pol = Policy.load(str(tiny_model))
+    ep = read_dataset(sim_dir)[0]
+    msgs, imgs, frames = pol.prepare([(ep.instruction, ['open "Video"'], ep.image(1))], PromptConfig(style='qwen'))
+    fr = frames[0][0]
+    assert f'resolution is {fr.width}x{fr.height}' in msgs[0][0]['content'][0]['text'] and imgs[0].size == fr.size
+    assert 'Step 1: open "Video";' in msgs[0][1]['content'][0]['text']
+    assert len(pol.act([(ep.instruction, [], ep.image(0))], PromptConfig(style='qwen'), max_new_tokens=4)) == 1
