@@ -12,7 +12,7 @@ from mobile_r1.policy import Policy, tiny_qwen_vl
 from mobile_r1.rollout import run_episode, run_episodes
 from mobile_r1.sim.core import SimConfig
 from mobile_r1.sim.phone import SimPhone
-from mobile_r1.sim.tasks import tasks
+from mobile_r1.sim.tasks import task_list
 
 
 def main():
@@ -24,13 +24,13 @@ def main():
     ap.add_argument('--repeats', type=int, default=2)
     a = ap.parse_args()
     if a.model is None:
-        from mobile_r1.sim.generate import generate_dataset
+        from mobile_r1.sim.generate import generate_dataset, sim_corpus
         from mobile_r1.stage1 import Stage1Config, train_stage1
         d = Path(tempfile.mkdtemp())
         data = generate_dataset(d / 'train', 'train', n=60, seed=0)
-        a.model = str(train_stage1(Stage1Config(base=str(tiny_qwen_vl(d / 'tiny')), data=str(data), out_dir=str(d / 's1'), max_steps=150)))
+        a.model = str(train_stage1(Stage1Config(base=str(tiny_qwen_vl(d / 'tiny', sim_corpus())), data=str(data), out_dir=str(d / 's1'), max_steps=150)))
     pol = Policy.load(a.model)
-    pool = tasks('train')
+    pool = task_list('train')
     chosen = [pool[i * len(pool) // a.tasks] for i in range(a.tasks)]     # spread over the apps
     phones = lambda n: [SimPhone(SimConfig(max_steps=a.max_turns)) for _ in range(n)]
     kw = dict(max_steps=a.max_turns, temperature=1.0, max_new_tokens=128)

@@ -5,7 +5,7 @@ import argparse, random, shutil, tempfile, time
 from pathlib import Path
 from mobile_r1.sim.core import SimConfig
 from mobile_r1.sim.phone import SimPhone, random_action
-from mobile_r1.sim.tasks import tasks
+from mobile_r1.sim.tasks import task_list
 from mobile_r1.sim.expert import expert_action
 from mobile_r1.sim.generate import generate_dataset, GenConfig
 
@@ -20,7 +20,7 @@ def random_steps(level: int, seconds: float) -> float:
 
 def expert_steps(level: int, n_eps: int) -> tuple[float, float]:
     "Steps/s of expert-driven episodes: env step only, and env step + expert planning."
-    ph, pool = SimPhone(SimConfig(level=level, popup_prob=0.1, max_steps=60)), tasks('train', level)
+    ph, pool = SimPhone(SimConfig(level=level, popup_prob=0.1, max_steps=60)), task_list('train', level)
     env_t = plan_t = 0.0; n = 0
     for i in range(n_eps):
         ph.reset(pool[i % len(pool)], seed=i)

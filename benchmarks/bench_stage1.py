@@ -7,7 +7,7 @@ from mobile_r1.data import read_dataset
 from mobile_r1.evaluate import static_eval, table_row, write_table, table_markdown
 from mobile_r1.metrics import MetricsLog
 from mobile_r1.policy import Policy, tiny_qwen_vl
-from mobile_r1.sim.generate import generate_dataset
+from mobile_r1.sim.generate import generate_dataset, sim_corpus
 from mobile_r1.stage1 import Stage1Config, format_compliance, train_stage1
 
 
@@ -27,7 +27,7 @@ def main():
     data = {s: out / 'data' / s for s in ('train', 'held_out', 'unseen_apps')}
     for s, p in data.items():
         if not p.exists(): generate_dataset(p, s, n=a.train_episodes if s == 'train' else a.eval_episodes, seed=hash(s) % 1000)
-    base = out / 'tiny' if (out / 'tiny').exists() else tiny_qwen_vl(out / 'tiny')
+    base = out / 'tiny' if (out / 'tiny').exists() else tiny_qwen_vl(out / 'tiny', sim_corpus())
     print(f'data + tiny model: {time.time() - t0:.0f} s')
     splits = {s: read_dataset(data[s]) for s in ('held_out', 'unseen_apps')}
     rows = []

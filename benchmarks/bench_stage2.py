@@ -7,7 +7,7 @@ from pathlib import Path
 from transformers import TrainerCallback
 from mobile_r1.metrics import MetricsLog
 from mobile_r1.policy import tiny_qwen_vl
-from mobile_r1.sim.generate import generate_dataset
+from mobile_r1.sim.generate import generate_dataset, sim_corpus
 from mobile_r1.stage1 import Stage1Config, train_stage1
 from mobile_r1.stage2 import Stage2Config, make_stage2_trainer
 
@@ -36,7 +36,7 @@ def main():
     a = ap.parse_args()
     d = Path(tempfile.mkdtemp())
     data = generate_dataset(d / 'train', 'train', n=60, seed=0)
-    s1 = train_stage1(Stage1Config(base=str(tiny_qwen_vl(d / 'tiny')), data=str(data), out_dir=str(d / 's1'), max_steps=a.stage1_steps))
+    s1 = train_stage1(Stage1Config(base=str(tiny_qwen_vl(d / 'tiny', sim_corpus())), data=str(data), out_dir=str(d / 's1'), max_steps=a.stage1_steps))
     cfg = Stage2Config(base=str(s1), data=str(data), out_dir=str(d / 's2'), max_steps=a.steps + a.warmup, beta=0.05)
     res = {}
     for name, kw in (('bare', dict(reward_funcs=[constant_reward])), ('ours', dict(log=MetricsLog(d / 'm.jsonl', 2)))):

@@ -34,26 +34,34 @@ def cmd_train(args) -> int:
         path = train_stage2(cfg, log)
     else:
         from mobile_r1.stage3 import Stage3Config, train_stage3
-        cfg = Stage3Config(base=args.base, out_dir=args.out, judge=args.judge, **({'iterations': args.steps} if args.steps else {}))
+        cfg = Stage3Config(base=args.base, out_dir=args.out, judge=args.judge, phones=args.phones, tasks=args.tasks,
+                           **({'iterations': args.steps} if args.steps else {}))
         path = train_stage3(cfg, log)
     print(f'stage {args.stage} model saved to {path}; metrics in {log.path}')
     return 0
 
 def cmd_eval(args) -> int:
-    "Static and online evaluation of one model; rows appended to DIR/table.json and table.md."
-    from mobile_r1.data import read_dataset
+    "Static and online evaluation of one model (a folder or Hub id); rows appended to DIR/table.json and table.md."
+    from mobile_r1.data import PromptConfig, read_dataset
     from mobile_r1.evaluate import online_eval, static_eval, table_markdown, table_row, write_table
     from mobile_r1.policy import Policy
-    from mobile_r1.sim.generate import generate_dataset
+    from mobile_r1.stage3 import Stage3Config, make_judge
     out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
-    pol = Policy.load(args.model)
+    pol, prompt = Policy.load(args.model), PromptConfig(style=args.prompt_style)
+    judge = None if args.judge == 'none' else make_judge(Stage3Config(judge=args.judge))
     rows = json.loads((out / 'table.json').read_text())['rows'] if (out / 'table.json').exists() else []
-    for split in args.split:
-        data = Path(args.data) if args.data else out / 'data' / split
-        if not args.data and not data.exists(): generate_dataset(data, split, n=args.episodes, seed=1)
-        static, _ = static_eval(pol, read_dataset(data))
-        online = online_eval(pol, split, max_turns=args.max_turns)[0] if not args.no_online else None
-        rows.append(table_row(args.name or Path(args.model).name, split, static, online))
+    for split in (['tasks'] if args.tasks else args.split):
+        static = None
+        if split != 'tasks':
+            data = Path(args.data) if args.data else out / 'data' / split
+            if not args.data and not data.exists():
+                from mobile_r1.sim.generate import generate_dataset
+                generate_dataset(data, split, n=args.episodes, seed=1)
+            static, _ = static_eval(pol, read_dataset(data, args.first_tap), prompt)
+        online = None if args.no_online else online_eval(pol, split if split != 'tasks' else 'held_out', max_turns=args.max_turns,
+                                                          prompt=prompt, phones=args.phones, tasks=args.tasks, judge=judge)[0]
+        rows.append(table_row(args.name or Path(args.model).name, Path(args.tasks).stem if split == 'tasks' else split,
+                              static, online, prompt_style=args.prompt_style))
     write_table(rows, out)
     print(table_markdown(rows))
     return 0
@@ -107,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stages 1 and 2: a coordinate-less first tap in the data (the release has one per trajectory) opens the record's app (default), is skipped, or refused")
     t.add_argument('--steps', type=int, default=None, help='optimiser steps (stage 3: iterations); default: the config default')
     t.add_argument('--judge', default='rule', choices=['rule', 'openai'], help='stage 3 judge (openai: OPENAI_API_KEY, OPENAI_BASE_URL)')
+    t.add_argument('--phones', default='sim', help="stage 3: 'sim' (default) or adb:SERIAL[,SERIAL...][@HOST:PORT] (real phones, emulators)")
+    t.add_argument('--tasks', default='train', help='stage 3: a SimPhone split (default train) or a JSONL file of instructions')
     t.set_defaults(func=cmd_train)
     e = sub.add_parser('eval', help='static benchmark and online success of one model',
                        description="The paper's static columns (Accuracy, Task/Tail Success, Format/Args Errors) on a "
@@ -118,6 +128,14 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument('--episodes', type=int, default=40, help='trajectories to generate per split (default 40)')
     e.add_argument('--max-turns', type=int, default=10, help='step limit of online episodes')
     e.add_argument('--no-online', action='store_true', help='static benchmark only')
+    e.add_argument('--prompt-style', default='mobile-r1', choices=['mobile-r1', 'qwen'],
+                   help="'mobile-r1': the release's prompt (models trained here); 'qwen': the cookbook's full mobile_use schema (a zero-shot Hub checkpoint)")
+    e.add_argument('--phones', default='sim', help="online: 'sim' (default) or adb:SERIAL[,SERIAL...][@HOST:PORT]")
+    e.add_argument('--tasks', default=None, help='online: a JSONL file of instructions instead of the SimPhone splits (no static benchmark)')
+    e.add_argument('--judge', default='none', choices=['none', 'rule', 'openai'],
+                   help='online: who decides success where no checker does (openai: OPENAI_API_KEY, OPENAI_BASE_URL); with a checker, '
+                        'a judge is compared with it (judge_agreement)')
+    e.add_argument('--first-tap', default='open', choices=['open', 'skip', 'error'], help='--data: a coordinate-less first tap (see `data stats`)')
     e.add_argument('--out', default='runs/eval', help='folder for table.md / table.json (rows are appended)')
     e.set_defaults(func=cmd_eval)
     v = sub.add_parser('view', help="write a run's report.html (curves, table, trajectory viewer)",
@@ -140,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description='An adb server on 127.0.0.1 whose device is a SimPhone; stop it with Ctrl-C or adb kill-server.')
     f.add_argument('--port', type=int, default=5037, help='port to listen on (default: 5037, the adb default)')
     f.add_argument('--task', default=None, help="task id to start with, e.g. 'Shop/cart/Mi 14 Phone' (default: none)")
-    f.add_argument('--serial', default='emulator-5554', help='the device serial (default: emulator-5554)')
+    f.add_argument('--serial', default='emulator-5554', help='the device serial, or several comma-separated for several phones (default: emulator-5554)')
     f.add_argument('--level', type=int, default=0, help='SimPhone difficulty level 0-3 (default: 0)')
     f.add_argument('--seed', type=int, default=None, help='episode seed (default: random)')
     f.add_argument('--no-adb-keyboard', action='store_true', help='serve a phone without ADB Keyboard installed')
@@ -148,6 +166,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 def main(argv=None) -> int:
-    "Entry point of the `mobile-r1` console script."
+    "Entry point of the `mobile-r1` console script; bad input ends with its message and status 2, not a traceback."
+    import os
+    from mobile_r1.judge import JudgeError
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try: return args.func(args)
+    except (ValueError, FileNotFoundError, JudgeError) as e:       # our messages name the fix (MOBILE_R1_DEBUG=1: traceback)
+        if os.environ.get('MOBILE_R1_DEBUG'): raise
+        print(f'mobile-r1 {args.command}: {e}', file=sys.stderr)
+        return 2

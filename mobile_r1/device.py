@@ -325,7 +325,8 @@ class AdbPhone:
         "Force-stop the mapped apps and go home (a phone's app data stays); the fake adb server also resets its SimPhone."
         stops = [['am', 'force-stop', p] for p in sorted({p.split('/')[0] for p in self.packages.values()})]
         sim = ['am', 'broadcast', '-a', SIM_RESET]
-        if task is not None: sim += ['--es', 'task', str(getattr(task, 'id', task))]
+        tid = getattr(task, 'id', None)                  # a SimPhone task id (also an InstructionTask's optional id)
+        if tid: sim += ['--es', 'task', str(tid)]
         if seed is not None: sim += ['--ei', 'seed', str(int(seed))]
         self.sh(*stops, ['input', 'keyevent', 'KEYCODE_HOME'], sim)
         self._size = self.read_screen_size()

@@ -131,25 +131,31 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float] | No
 
 def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_task: int = 1, max_turns: int = 12,
                 popup_prob: float = 0.1, seed: int = 0, prompt=None, max_tasks: int | None = None,
-                batch_size: int = 64, world: Sequence[str] | None = None, n_episodes: int | None = None) -> tuple[dict, list]:
-    "Task success of `policy` driving SimPhone on the tasks of `split` (in `world`), with its Wilson interval. Returns (summary, trajectories)."
-    from mobile_r1.rollout import run_episodes
-    from mobile_r1.sim.core import SimConfig
-    from mobile_r1.sim.phone import SimPhone
-    from mobile_r1.sim.tasks import tasks
-    pool = tasks(split, level, world=world)[:max_tasks]
+                batch_size: int = 64, world: Sequence[str] | None = None, n_episodes: int | None = None,
+                phones: str = 'sim', tasks: str | None = None, judge=None) -> tuple[dict, list]:
+    """Task success of `policy` on `phones` (SimPhone, or `adb:SERIAL,...`) over the tasks of `split` (in `world`) or of a
+    JSONL file `tasks`, with its Wilson interval. Without a checker the `judge`'s verdict is the success. Returns (summary, trajectories)."""
+    from mobile_r1.env import make_env, play
+    from mobile_r1.judge import RuleJudge, SUCCESS_THRESHOLD, agreement
+    env = make_env(phones, tasks or split, world=world, level=level, popup_prob=popup_prob, max_turns=max_turns)
+    if not env.checker and judge is None:
+        raise ValueError(f'the tasks on {env.name} have no checker: pass judge= (e.g. mobile_r1.judge.OpenAIJudge()); its verdict is the success')
+    env.capacity = env.capacity or batch_size
+    pool = env.tasks[:max_tasks]
     if n_episodes: jobs = [(pool[k % len(pool)], seed * 1_000_003 + k * 7919) for k in range(n_episodes)]  # tasks cycled
     else: jobs = [(t, seed * 1_000_003 + k * 7919 + e) for k, t in enumerate(pool) for e in range(episodes_per_task)]
-    trajs = []
-    for b in range(0, len(jobs), batch_size):
-        chunk = jobs[b:b + batch_size]
-        phones = [SimPhone(SimConfig(level=level, popup_prob=popup_prob, max_steps=max_turns)) for _ in chunk]
-        trajs += run_episodes(policy, phones, [t for t, _ in chunk], [s for _, s in chunk], max_steps=max_turns, prompt=prompt)
+    try: trajs = play(policy, env, jobs, max_turns, prompt=prompt)
+    finally: env.close()
+    verdicts = judge.score_many([(t, tr) for (t, _), tr in zip(jobs, trajs)]) if judge is not None else None
+    if not env.checker:
+        for tr, v in zip(trajs, verdicts): tr.success = v.score > SUCCESS_THRESHOLD
+    measured = env.checker and verdicts is not None and not isinstance(judge, RuleJudge)
     fmt = [f for t in trajs for f in t.format_flags]
     wins = sum(bool(t.success) for t in trajs)
     return {'online_success': _pct(bool(t.success) for t in trajs), 'online_ci': wilson_interval(wins, len(trajs)),
             'n_episodes': len(trajs), 'episode_len': round(sum(map(len, trajs)) / len(trajs), 2),
-            'format_ok': _pct(fmt), 'format_errors': len(fmt) - sum(fmt)}, trajs
+            'format_ok': _pct(fmt), 'format_errors': len(fmt) - sum(fmt), 'success_by': 'checker' if env.checker else 'judge',
+            'judge_agreement': agreement(verdicts, [bool(t.success) for t in trajs])['accuracy'] if measured else None}, trajs
 
 # %% ../nbs/11_evaluate.ipynb #7ae63b2c
 TABLE_COLUMNS = ['model', 'split', 'accuracy', 'task_success', 'tail_success', 'format_errors', 'args_errors',

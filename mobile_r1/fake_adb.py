@@ -363,11 +363,13 @@ class FakeAdbServer:
 # %% ../nbs/04a_fake_adb.ipynb #f56beb04
 def serve_sim(port: int = 5037, task: str | None = None, serial: str = 'emulator-5554', level: int = 0,
               seed: int | None = None, adb_keyboard: bool = True) -> int:
-    "Serve one SimPhone over adb on 127.0.0.1:`port` until Ctrl-C or `adb kill-server`; returns 0."
-    phone = SimPhone(SimConfig(level=level))
-    phone.reset(get_task(task) if task else None, seed=seed)
-    with FakeAdbServer(phone, port=port, serial=serial, adb_keyboard=adb_keyboard) as srv:
-        print(f'mobile_r1 fake adb server on 127.0.0.1:{srv.port}: device {serial} is a SimPhone (level {level}, task {task or "none"})\n'
+    "Serve a SimPhone per serial (`serial` may list several, comma-separated) over adb on 127.0.0.1:`port` until Ctrl-C or `adb kill-server`; returns 0."
+    phones = {}
+    for s in [x.strip() for x in serial.split(',') if x.strip()]:
+        phones[s] = SimPhone(SimConfig(level=level))
+        phones[s].reset(get_task(task) if task else None, seed=seed)
+    with FakeAdbServer(phones, port=port, adb_keyboard=adb_keyboard) as srv:
+        print(f'mobile_r1 fake adb server on 127.0.0.1:{srv.port}: {", ".join(phones)} (SimPhones, level {level}, task {task or "none"})\n'
               f'  try: adb -H 127.0.0.1 -P {srv.port} devices   or, in Python: AdbPhone(port={srv.port})\n'
               f'  stop: Ctrl-C, or adb -H 127.0.0.1 -P {srv.port} kill-server', flush=True)
         try: srv.wait()

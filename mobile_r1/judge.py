@@ -40,13 +40,15 @@ import openai
 from .actions import Action, Terminate
 
 # %% auto #0
-__all__ = ['JUDGE_PROMPT', 'JudgeError', 'Verdict', 'Judge', 'RuleJudge', 'step_line', 'png_bytes', 'build_request',
-           'parse_judge_reply', 'JudgeConfig', 'retry_delay', 'chat_completion', 'ReplayServer', 'cache_key',
-           'OpenAIJudge', 'agreement']
+__all__ = ['SUCCESS_THRESHOLD', 'JUDGE_PROMPT', 'JudgeError', 'Verdict', 'Judge', 'RuleJudge', 'step_line', 'png_bytes',
+           'build_request', 'parse_judge_reply', 'JudgeConfig', 'retry_delay', 'chat_completion', 'ReplayServer',
+           'cache_key', 'OpenAIJudge', 'agreement']
 
 # %% ../nbs/07_judge.ipynb #5bd5e126
 class JudgeError(RuntimeError):
     "A judge could not produce a verdict: no endpoint or key, the endpoint failed, or the reply had no valid score."
+
+SUCCESS_THRESHOLD = 0.5     # a verdict scoring above it is a success, wherever no checker decides
 
 @dataclass(frozen=True)
 class Verdict:
@@ -340,7 +342,7 @@ def _content(reply, base_url) -> str:
                          f'without choices[0].message): is base_url an OpenAI-compatible /v1 endpoint?') from None
 
 # %% ../nbs/07_judge.ipynb #05b24311
-def agreement(verdicts_a: Sequence, verdicts_b: Sequence, threshold: float = 0.5) -> dict:
+def agreement(verdicts_a: Sequence, verdicts_b: Sequence, threshold: float = SUCCESS_THRESHOLD) -> dict:
     "Compare two judges on the same trajectories: n, accuracy, kappa, mean |score difference|, success rates."
     a = [v.score if isinstance(v, Verdict) else float(v) for v in verdicts_a]
     b = [v.score if isinstance(v, Verdict) else float(v) for v in verdicts_b]

@@ -32,8 +32,8 @@ from .decode import encode, sample, unique_images
 # %% auto #0
 __all__ = ['SPECIAL_TOKENS', 'VISION_TOKENS', 'ANSWER_TAGS', 'CHAT_TEMPLATE', 'TINY_SIZES', 'build_tokenizer',
            'QwenVLImageProcessor', 'load_processor', 'tiny_qwen_config', 'tiny_qwen_vl', 'save_policy',
-           'default_corpus', 'episode_corpus', 'PolicyConfig', 'freeze_vision', 'add_lora', 'trainable_summary',
-           'load_policy', 'Generation', 'Policy']
+           'episode_corpus', 'PolicyConfig', 'freeze_vision', 'add_lora', 'trainable_summary', 'load_policy',
+           'Generation', 'Policy']
 
 # %% ../nbs/05_policy.ipynb #0fe6e859
 SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|vision_start|>', '<|vision_end|>',
@@ -129,11 +129,13 @@ def tiny_qwen_config(vocab_size: int, special_ids: dict, size: str = 'tiny') -> 
                             vision_start_token_id=special_ids['<|vision_start|>'],
                             vision_end_token_id=special_ids['<|vision_end|>'])
 
-def tiny_qwen_vl(out_dir: str | Path, size: str = 'tiny', corpus: Sequence[str] | None = None, vocab_size: int = 2048,
+def tiny_qwen_vl(out_dir: str | Path, corpus: Sequence[str], size: str = 'tiny', vocab_size: int = 2048,
                  seed: int = 0, max_pixels: int = TINY_MAX_PIXELS, min_pixels: int = MIN_PIXELS) -> Path:
-    "Build a randomly initialised tiny Qwen2.5-VL with a tokenizer trained on `corpus`, and save both to `out_dir`."
+    "Build a randomly initialised tiny Qwen2.5-VL with a tokenizer trained on `corpus` (texts), and save both to `out_dir`."
     out = Path(out_dir)
-    if corpus is None: corpus = default_corpus()
+    if isinstance(corpus, str) or not corpus:
+        raise ValueError('corpus must be a non-empty list of texts for the tokenizer: e.g. episode_corpus(read_dataset(folder)), '
+                         'or mobile_r1.sim.generate.sim_corpus() for all of SimPhone')
     tok = build_tokenizer(corpus, vocab_size)
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
     torch.manual_seed(seed)
@@ -161,21 +163,6 @@ def save_policy(model, processor, out_dir: str | Path, info: dict | None = None,
     return out
 
 # %% ../nbs/05_policy.ipynb #827e0eca
-def default_corpus(seed: int = 0) -> list[str]:
-    "The project's own text, for the tiny tokenizer: system prompt, instructions, and expert answers on SimPhone."
-    from mobile_r1.sim.tasks import ALL_TASKS
-    from mobile_r1.sim.phone import SimPhone
-    from mobile_r1.sim.core import SimConfig
-    from mobile_r1.sim.expert import solve
-    pc = PromptConfig()
-    texts = [pc.history_header, pc.no_history]
-    phone = SimPhone(SimConfig(level=0, popup_prob=0.3, max_steps=10 ** 6))
-    for i, task in enumerate(ALL_TASKS):
-        texts += [system_prompt(task.instruction), system_prompt(task.instruction_zh)]
-        phone.reset(task, seed=seed + i)
-        for g in solve(phone, task): texts += [g.response, g.action_text]
-    return texts
-
 def episode_corpus(episodes) -> list[str]:
     "The text of Mobile-R1-format `episodes` (system prompts, answers, the history header): a small, fast corpus."
     pc = PromptConfig()

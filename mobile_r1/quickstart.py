@@ -12,7 +12,7 @@ from .evaluate import online_eval, static_eval, table_markdown, table_row, write
 from .metrics import MetricsLog, read_metrics
 from .policy import Policy, episode_corpus, tiny_qwen_vl
 from .rollout import save_trajectories
-from .sim.generate import generate_dataset
+from .sim.generate import generate_dataset, sim_corpus
 from .stage1 import Stage1Config, format_compliance, train_stage1
 from .stage2 import Stage2Config, train_stage2
 from .stage3 import Stage3Config, train_stage3
@@ -127,7 +127,7 @@ def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny'
             generate_dataset(p, s, n=n, seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[s] + 10 * cfg.seed, overwrite=True,
                              world=cfg.world if s != 'unseen_apps' else None)
     def make_model():
-        corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else None
+        corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else sim_corpus()
         tiny_qwen_vl(models['tiny'], corpus=corpus, vocab_size=2048 if corpus is None else 800, seed=cfg.seed)
     def stage(k):
         def run():

@@ -28,7 +28,7 @@ from .actions import Action, Parsed, Terminate, parse_response
 from .data import PromptConfig, system_prompt, atomic_dir, atomic_write
 
 # %% auto #0
-__all__ = ['Turn', 'Trajectory', 'run_episodes', 'run_episode', 'ExpertPolicy', 'save_trajectories', 'load_trajectories']
+__all__ = ['Turn', 'Trajectory', 'run_episodes', 'run_episode', 'save_trajectories', 'load_trajectories']
 
 # %% ../nbs/06_rollout.ipynb #baf8d6ff
 @dataclass
@@ -74,10 +74,6 @@ class Trajectory:
     def __len__(self): return len(self.turns)
     def __repr__(self):
         return f'Trajectory({self.task_id!r}, {len(self.turns)} turns, outcome={self.outcome!r}, success={self.success})'
-    def _repr_html_(self):
-        "A static strip of the turns (screenshots with the predicted points, texts), where widgets do not render."
-        from mobile_r1.widgets import trajectory_html
-        return trajectory_html(self)
 
 # %% ../nbs/06_rollout.ipynb #1b49852d
 def _checker(phone, task, state) -> bool | None:
@@ -87,7 +83,8 @@ def _checker(phone, task, state) -> bool | None:
 def run_episodes(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[int | None] | None = None, max_steps: int = 12,
                  temperature: float = 0.0, prompt: PromptConfig | None = None, max_new_tokens: int = 160,
                  progress: bool = False, annotate=None) -> list[Trajectory]:
-    "Play one episode per (phone, task) in lock-step, one batched model call per turn; `annotate(phone, task)` labels each turn's state."
+    """Play one episode per (phone, task) in lock-step, one batched model call per turn; `annotate(phone, task)` labels each turn's state.
+    A phone is anything with `reset`/`step` (`mobile_r1.device.Phone`); a task is an instruction or has `.instruction`."""
     if len(phones) != len(tasks): raise ValueError(f'{len(phones)} phones for {len(tasks)} tasks: give one phone per episode')
     seeds = list(seeds) if seeds is not None else [None] * len(tasks)
     trajs, obs = [], []
@@ -97,6 +94,7 @@ def run_episodes(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[int 
         trajs.append(Trajectory(_instruction(task), getattr(task, 'id', None), seed=seed))
     if hasattr(policy, 'start'): policy.start(phones, tasks)      # scripted policies (ExpertPolicy) see their episodes
     live = list(range(len(trajs)))
+    limits = [min(max_steps, getattr(t, 'max_turns', None) or max_steps) for t in tasks]   # a task may carry its own limit
     bar = tqdm(total=max_steps, desc='rollout', disable=not progress or bool(os.environ.get('IN_TEST')))
     for _ in range(max_steps):
         if not live: break
@@ -112,7 +110,7 @@ def run_episodes(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[int 
             if turn.action is None: trajs[i].outcome = 'invalid'; continue
             obs[i], turn.reward, term, trunc, _ = phones[i].step(turn.action)
             if term: trajs[i].outcome = 'terminated'
-            elif trunc: trajs[i].outcome = 'step_limit'
+            elif trunc or len(trajs[i].turns) >= limits[i]: trajs[i].outcome = 'step_limit'
             else: still.append(i)
         live = still
         bar.update()
@@ -132,20 +130,6 @@ def run_episode(policy, phone, task, max_steps: int = 12, seed: int | None = Non
 
 def _instruction(task) -> str:
     return task if isinstance(task, str) else task.instruction
-
-# %% ../nbs/06_rollout.ipynb #dba826d7
-class ExpertPolicy:
-    "SimPhone's expert as a policy (an upper bound and a test double): it answers for every episode still running."
-    def start(self, phones, tasks): self.phones, self.tasks = list(phones), list(tasks)
-    def prepare(self, batch, prompt=None): return batch, [None] * len(batch), [None] * len(batch)
-    def generate(self, msgs, imgs, **kw):
-        from mobile_r1.policy import Generation
-        from mobile_r1.sim.expert import expert_action
-        live = [i for i, p in enumerate(self.phones) if p.state.status is None and p.state.steps < p.cfg.max_steps]
-        if len(live) != len(msgs): raise RuntimeError('ExpertPolicy lost track of the running episodes')
-        texts = [expert_action(self.phones[i], self.tasks[i]).response for i in live]
-        return Generation(texts, [[] for _ in texts], [[] for _ in texts])
-    def decode(self, texts, frames): return [parse_response(t) for t in texts]
 
 # %% ../nbs/06_rollout.ipynb #fe28d731
 def _record(tr: Trajectory, k: int, save_png) -> dict:

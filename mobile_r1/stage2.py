@@ -26,11 +26,11 @@ from .data import PromptConfig, read_dataset, step_sample
 from .metrics import MetricsCallback, MetricsLog
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .rewards import action_reward, action_reward_fn, format_reward_fn, group_advantages, step_reward
-from .rollout import run_episodes
+from .env import Env, make_env, play
 
 # %% auto #0
 __all__ = ['grpo_dataset', 'Stage2Config', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'sampled_correct',
-           'visited_dataset', 'sim_visits']
+           'visited_dataset', 'env_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -71,6 +71,7 @@ class Stage2Config:
     prompt: PromptConfig = field(default_factory=PromptConfig)
     # where the prompts come from (see "The states the policy reaches" below)
     states: str = 'recorded'              # 'recorded': the dataset's steps (the paper); 'visited': states the policy reaches on SimPhone
+    phones: str = 'sim'                   # 'visited': where episodes are played (mobile_r1.env; the expert labels exist on SimPhone only)
     rounds: int = 1                       # 'visited': collect, then train max_steps/rounds steps; repeated with the improved policy
     visit_episodes: int = 64              # 'visited': episodes played per round
     world: tuple | None = None            # 'visited': the SimPhone apps or app/templates whose train tasks are played (None: all)
@@ -122,7 +123,7 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:
     done = 0
     for r in range(cfg.rounds):
         k = cfg.max_steps * (r + 1) // cfg.rounds - done              # this round's optimiser steps
-        ds, stats = sim_visits(Policy(model, proc), cfg, r)
+        ds, stats = env_visits(Policy(model, proc), cfg, r)
         if log: log.log(done, **stats)
         trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn],
                               args=grpo_args(replace(cfg, max_steps=k, seed=cfg.seed + r), Path(cfg.out_dir)),
@@ -144,10 +145,10 @@ def sampled_correct(policy, turns: Sequence, n: int, prompt: PromptConfig = Prom
                 for j, (_, t) in enumerate(chunk)]
     return [int(k) for k in out]
 
-def visited_dataset(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[int], annotate, max_turns: int = 10,
-                    prompt: PromptConfig = PromptConfig(), screen: int = 0) -> tuple[Dataset, dict]:
-    "GRPO rows for the states `policy` reaches (greedy) playing `tasks`, labelled by `annotate(phone, task) -> (action, bbox)`; plus counts."
-    trajs = run_episodes(policy, phones, tasks, seeds, max_steps=max_turns, prompt=prompt, annotate=annotate)
+def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10, prompt: PromptConfig = PromptConfig(),
+                    screen: int = 0) -> tuple[Dataset, dict]:
+    "GRPO rows for the states `policy` reaches (greedy) playing the (task, seed) `jobs` on `env`, labelled by its expert; plus counts."
+    trajs = play(policy, env, jobs, max_turns, annotate=True, prompt=prompt)
     turns = [(tr.instruction, t) for tr in trajs for t in tr.turns if t.gold is not None]
     if not turns: raise ValueError('the policy reached no labelled state: check the annotator and the tasks')
     wrong = sum(action_reward(t.action, t.gold[0], t.gold[1], screen=t.screenshot.size) < 1 for _, t in turns)
@@ -165,19 +166,13 @@ def visited_dataset(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[i
              'model_width': fr[0].size[0], 'model_height': fr[0].size[1]} for (q, t), m, im, fr in zip(turns, msgs, imgs, frames)]
     return Dataset.from_list(rows), stats
 
-def sim_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, dict]:
-    "`visited_dataset` on SimPhone: `cfg.visit_episodes` episodes over the train tasks of `cfg.world`, labelled by the expert."
-    from mobile_r1.sim.core import SimConfig
-    from mobile_r1.sim.phone import SimPhone
-    from mobile_r1.sim.tasks import tasks as sim_tasks
-    from mobile_r1.sim.expert import expert_action
-    pool = sim_tasks('train', world=cfg.world)
+def env_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, dict]:
+    "`visited_dataset` on `cfg.phones`: `cfg.visit_episodes` episodes over the train tasks of `cfg.world`, labelled by the expert."
+    env = make_env(cfg.phones, 'train', world=cfg.world, popup_prob=cfg.popup_prob, max_turns=cfg.max_turns)
+    if env.annotate is None:
+        raise ValueError(f"states='visited' labels the states the policy reaches with the expert's action, and {env.name} has no "
+                         "expert: use phones='sim', or states='recorded' (the paper's stage 2) on real phones")
     rng = random.Random(f'stage2-visits/{cfg.seed}/{round_}')     # a seed stream of its own: never the evaluation's
-    chosen = [pool[k % len(pool)] for k in range(cfg.visit_episodes)]      # every task about equally often
+    chosen = [env.tasks[k % len(env.tasks)] for k in range(cfg.visit_episodes)]   # every task about equally often
     rng.shuffle(chosen)
-    phones = [SimPhone(SimConfig(popup_prob=cfg.popup_prob, max_steps=cfg.max_turns)) for _ in chosen]
-    def annotate(phone, task):
-        g = expert_action(phone, task)
-        return g.action, g.bbox
-    return visited_dataset(policy, phones, chosen, [rng.randrange(2 ** 31) for _ in chosen], annotate, cfg.max_turns,
-                           cfg.prompt, cfg.screen)
+    return visited_dataset(policy, env, [(t, rng.randrange(2 ** 31)) for t in chosen], cfg.max_turns, cfg.prompt, cfg.screen)

@@ -28,18 +28,16 @@ import torch
 from accelerate import Accelerator
 from tqdm.auto import tqdm
 from .data import PromptConfig
-from .judge import RuleJudge
+from .env import Env, make_env, play
+from .judge import RuleJudge, SUCCESS_THRESHOLD
 from .metrics import MetricsLog
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .rewards import ADV_EPS, action_reward, frac_zero_std, group_advantages, task_reward
-from .rollout import Trajectory, run_episodes
-from .sim.core import SimConfig
-from .sim.phone import SimPhone
-from .sim.tasks import tasks as sim_tasks
+from .rollout import Trajectory
 
 # %% auto #0
-__all__ = ['turn_batch', 'token_logps', 'policy_loss', 'turn_advantages', 'Stage3Config', 'make_judge', 'expert_annotator',
-           'turn_correctness', 'rollout_stats', 'train_stage3']
+__all__ = ['turn_batch', 'token_logps', 'policy_loss', 'turn_advantages', 'Stage3Config', 'make_judge', 'turn_correctness',
+           'rollout_stats', 'stage3_env', 'train_stage3']
 
 # %% ../nbs/10_stage3_grpo.ipynb #664cf89f
 def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], prompt: PromptConfig | None = None) -> dict:
@@ -103,7 +101,8 @@ class Stage3Config:
     "Stage 3: task-level multi-turn GRPO."
     base: str = 'runs/stage2'              # the stage 1+2 checkpoint to start from
     out_dir: str = 'runs/stage3'           # the final model; checkpoints go to `out_dir` + '-checkpoint'
-    split: str = 'train'                   # SimPhone task split to train on
+    phones: str = 'sim'                    # 'sim', or 'adb:SERIAL[,SERIAL...][@HOST:PORT]' (mobile_r1.env)
+    tasks: str = 'train'                   # a SimPhone split, or a JSONL file of instructions (mobile_r1.env.read_tasks)
     world: tuple | None = None             # only these apps' (or app/templates') tasks of the split (None: all)
     level: int = 0                         # SimPhone difficulty level
     popup_prob: float = 0.1                # SimPhone pop-up probability per screen entry
@@ -120,7 +119,7 @@ class Stage3Config:
     step_aware: float = 0.0                # λ of the step-aware departure (0: the paper's rule)
     updates_per_batch: int = 1             # optimiser passes over each batch of rollouts
     micro_batch: int = 16                  # turns per forward/backward
-    judge: str = 'rule'                    # 'rule' (SimPhone's checker) or 'openai' (OpenAIJudge, GPT-4o by default)
+    judge: str = 'rule'                    # 'rule' (SimPhone's checker) or 'openai' (OpenAIJudge, GPT-4o by default; needed without a checker)
     mixed_precision: str = 'no'            # accelerate: 'no', 'bf16' or 'fp16'
     checkpoint_every: int = 5              # iterations between checkpoints (resumable)
     lora: bool = False
@@ -142,19 +141,13 @@ def make_judge(cfg: Stage3Config):
         return OpenAIJudge()
     raise ValueError(f"judge must be 'rule' or 'openai', got {cfg.judge!r}")
 
-def expert_annotator(phone, task):
-    "(golden action, bbox) of SimPhone's expert at the phone's current state."
-    from mobile_r1.sim.expert import expert_action
-    g = expert_action(phone, task)
-    return g.action, g.bbox
-
 def turn_correctness(trajs: Sequence[Trajectory]) -> list[list[float]]:
     "Per turn: 1.0 when its action matches the expert's at that state (action-reward rules)."
     return [[action_reward(t.action, t.gold[0], t.gold[1], screen=t.screenshot.size) if t.gold else 0.0
              for t in tr.turns] for tr in trajs]
 
-def rollout_stats(trajs, verdicts, rewards, G, checker_verdicts) -> dict:
-    "The metric row of one iteration (shared names of `mobile_r1.metrics`)."
+def rollout_stats(trajs, verdicts, rewards, G, checker_verdicts=None) -> dict:
+    "The metric row of one iteration (shared names of `mobile_r1.metrics`); `judge_agreement` is None (not measured) without a checker."
     from mobile_r1.judge import agreement
     fmt = [f for tr in trajs for f in tr.format_flags]
     R = torch.tensor(rewards)
@@ -163,12 +156,25 @@ def rollout_stats(trajs, verdicts, rewards, G, checker_verdicts) -> dict:
             'format_ok': sum(fmt) / max(len(fmt), 1), 'frac_reward_zero_std': frac_zero_std(rewards, G),
             'success_rate': sum(bool(t.success) for t in trajs) / len(trajs),
             'episode_len': sum(len(t) for t in trajs) / len(trajs),
-            'judge_agreement': agreement(verdicts, checker_verdicts)['accuracy']}
+            'judge_agreement': agreement(verdicts, checker_verdicts)['accuracy'] if checker_verdicts is not None else None}
 
 def _ckpt_dir(cfg): return Path(str(cfg.out_dir).rstrip('/') + '-checkpoint')
 
+def stage3_env(cfg: Stage3Config, judge) -> Env:
+    "The phones and tasks of `cfg`, refused clearly where the judge or the step-aware switch cannot work on them."
+    env = make_env(cfg.phones, cfg.tasks, world=cfg.world, level=cfg.level, popup_prob=cfg.popup_prob, max_turns=cfg.max_turns)
+    if isinstance(judge, RuleJudge) and not env.checker:
+        raise ValueError(f"judge='rule' is SimPhone's checker, and the tasks on {env.name} have none: use judge='openai' "
+                         "(any OpenAI-compatible endpoint: OPENAI_BASE_URL, OPENAI_API_KEY)")
+    if cfg.step_aware and env.annotate is None:
+        raise ValueError(f"step_aware={cfg.step_aware} scores every turn against an expert, and {env.name} has none: "
+                         "set step_aware=0 (the paper's rule) on these phones")
+    return env
+
 def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -> Path:
     "Run stage 3 from `cfg.base` (resuming from the last checkpoint if there is one); returns the saved model."
+    judge = judge or make_judge(cfg)
+    env = stage3_env(cfg, judge)
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     ck = _ckpt_dir(cfg)
     start = json.loads((ck / 'mobile_r1.json').read_text())['iteration'] if (ck / 'mobile_r1.json').exists() else 0
@@ -182,28 +188,28 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
     if start: opt.load_state_dict(torch.load(ck / 'optimizer.pt'))
     model, opt = acc.prepare(model, opt)
     if ref is not None: ref = ref.to(acc.device)
-    policy, judge = Policy(model, proc), judge or make_judge(cfg)
-    checker = RuleJudge()
-    pool = sim_tasks(cfg.split, cfg.level, world=cfg.world)
-    for it in tqdm(range(start, cfg.iterations), desc='stage 3', initial=start, total=cfg.iterations,
-                   disable=bool(os.environ.get('IN_TEST'))):
-        rng = random.Random(cfg.seed * 1_000_003 + it)
-        chosen = [t for t in rng.sample(pool, min(cfg.tasks_per_iter, len(pool))) for _ in range(cfg.G)]
-        phones = [SimPhone(SimConfig(level=cfg.level, popup_prob=cfg.popup_prob, max_steps=cfg.max_turns)) for _ in chosen]
-        trajs = run_episodes(policy, phones, chosen, [rng.randrange(2 ** 31) for _ in chosen], max_steps=cfg.max_turns,
-                             temperature=cfg.temperature, prompt=cfg.prompt, max_new_tokens=cfg.max_new_tokens,
-                             annotate=expert_annotator if cfg.step_aware else None)
-        verdicts = judge.score_many(list(zip(chosen, trajs)))
-        rewards = [task_reward(v.score, tr.format_flags, cfg.format_weight) for v, tr in zip(verdicts, trajs)]
-        A = group_advantages(rewards, cfg.G)                                              # (N,)
-        adv = turn_advantages(A, trajs, cfg.G, cfg.step_aware, turn_correctness(trajs) if cfg.step_aware else None)
-        turns = [(tr.instruction, t) for tr in trajs for t in tr.turns]                 # every turn, trajectories in order
-        items = [(q, t, a) for (q, t), a in zip(turns, adv) if t.completion_ids and (a != 0 or cfg.beta > 0)]
-        loss_v, kl_v = _update(model, ref, policy, opt, acc, items, cfg)
-        checked = verdicts if isinstance(judge, RuleJudge) else checker.score_many(list(zip(chosen, trajs)))
-        row = rollout_stats(trajs, verdicts, rewards, cfg.G, checked)
-        if log: log.log(it + 1, loss=loss_v, kl=kl_v, **row)
-        if (it + 1) % cfg.checkpoint_every == 0 and it + 1 < cfg.iterations: _checkpoint(acc, model, proc, opt, ck, it + 1, cfg)
+    policy, checker = Policy(model, proc), RuleJudge()
+    try:
+        for it in tqdm(range(start, cfg.iterations), desc='stage 3', initial=start, total=cfg.iterations,
+                       disable=bool(os.environ.get('IN_TEST'))):
+            rng = random.Random(cfg.seed * 1_000_003 + it)
+            chosen = [t for t in rng.sample(env.tasks, min(cfg.tasks_per_iter, len(env.tasks))) for _ in range(cfg.G)]
+            trajs = play(policy, env, [(t, rng.randrange(2 ** 31)) for t in chosen], cfg.max_turns, annotate=bool(cfg.step_aware),
+                         temperature=cfg.temperature, prompt=cfg.prompt, max_new_tokens=cfg.max_new_tokens)
+            verdicts = judge.score_many(list(zip(chosen, trajs)))
+            if not env.checker:                        # no checker: success is the judge's verdict
+                for tr, v in zip(trajs, verdicts): tr.success = v.score > SUCCESS_THRESHOLD
+            rewards = [task_reward(v.score, tr.format_flags, cfg.format_weight) for v, tr in zip(verdicts, trajs)]
+            A = group_advantages(rewards, cfg.G)                                              # (N,)
+            adv = turn_advantages(A, trajs, cfg.G, cfg.step_aware, turn_correctness(trajs) if cfg.step_aware else None)
+            turns = [(tr.instruction, t) for tr in trajs for t in tr.turns]                 # every turn, trajectories in order
+            items = [(q, t, a) for (q, t), a in zip(turns, adv) if t.completion_ids and (a != 0 or cfg.beta > 0)]
+            loss_v, kl_v = _update(model, ref, policy, opt, acc, items, cfg)
+            checked = None if not env.checker else verdicts if isinstance(judge, RuleJudge) else checker.score_many(list(zip(chosen, trajs)))
+            row = rollout_stats(trajs, verdicts, rewards, cfg.G, checked)
+            if log: log.log(it + 1, loss=loss_v, kl=kl_v, **row)
+            if (it + 1) % cfg.checkpoint_every == 0 and it + 1 < cfg.iterations: _checkpoint(acc, model, proc, opt, ck, it + 1, cfg)
+    finally: env.close()
     out = save_policy(acc.unwrap_model(model), proc, cfg.out_dir, {'stage': 3, 'base': cfg.base, 'iterations': cfg.iterations,
                                                                    'config': asdict(cfg)})
     if ck.exists(): shutil.rmtree(ck)

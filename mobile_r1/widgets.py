@@ -284,3 +284,7 @@ class TrajectoryViewer:
         "The live widget where widgets render, the static strip (`text/html`) elsewhere."
         b = self.box._repr_mimebundle_(**kw) or {}
         return {**b, 'text/html': self._repr_html_()}
+
+# A trajectory shows itself as the static strip in a notebook once this module is imported. The rollout module
+# that defines `Trajectory` is on the training path and imports no view, so the display is registered from here.
+Trajectory._repr_html_ = lambda self: trajectory_html(self)

@@ -6,12 +6,12 @@ from mobile_r1.decode import encode, sample
 from mobile_r1.policy import Policy, PolicyConfig, add_lora, load_policy
 from mobile_r1.sim.expert import expert_action
 from mobile_r1.sim.phone import SimPhone
-from mobile_r1.sim.tasks import tasks
+from mobile_r1.sim.tasks import task_list
 
 
 def _batch(proc):
     "Five prompts of different lengths over three screens (three prompts share the first screen)."
-    phone, task = SimPhone(), tasks('train')[0]
+    phone, task = SimPhone(), task_list('train')[0]
     shots = [phone.reset(task, seed=0)[0]['screenshot']]
     for _ in range(2): shots.append(phone.step(expert_action(phone, task).action)[0]['screenshot'])
     shots = [s.convert('RGB').resize((224, 392)) for s in shots]

@@ -4,14 +4,14 @@ import pytest
 from mobile_r1.actions import Click, Open, Terminate, SystemButton
 from mobile_r1.sim.core import SimConfig, scale_box, inside
 from mobile_r1.sim.phone import SimPhone, random_action, scene, tap
-from mobile_r1.sim.tasks import tasks, get_task, SPLITS
+from mobile_r1.sim.tasks import task_list, get_task, SPLITS
 from mobile_r1.sim.expert import expert_action, solve
 from mobile_r1.actions import parse_response
 
 
 def _solve_all(level, split, detour_steps, popup_prob=0.3):
     ph, failed = SimPhone(SimConfig(level=level, popup_prob=popup_prob, max_steps=200)), []
-    for i, t in enumerate(tasks(split, level)):
+    for i, t in enumerate(task_list(split, level)):
         ph.reset(t, seed=1000 * level + i)
         rng = random.Random(i)
         for _ in range(detour_steps):
@@ -29,16 +29,16 @@ def test_expert_solves_every_task_level0(split):
 
 @pytest.mark.parametrize('split', SPLITS)
 def test_expert_solves_every_task_level3_after_detour(split):
-    assert len(tasks(split, 3)) > len(tasks(split, 0))          # two-goal tasks are added
+    assert len(task_list(split, 3)) > len(task_list(split, 0))          # two-goal tasks are added
     assert _solve_all(3, split, 5, popup_prob=0.4) == []
 
 
 def test_split_sizes_and_disjoint_apps():
-    n = {s: len(tasks(s)) for s in SPLITS}
+    n = {s: len(task_list(s)) for s in SPLITS}
     assert 100 <= n['train'] <= 160 and n['held_out'] >= 25 and n['unseen_apps'] >= 15
-    train_apps = {t.app for t in tasks('train', 3)}
-    assert not train_apps & {t.app for t in tasks('unseen_apps', 3)}
-    assert not {t.id for t in tasks('train', 3)} & {t.id for t in tasks('held_out', 3)}
+    train_apps = {t.app for t in task_list('train', 3)}
+    assert not train_apps & {t.app for t in task_list('unseen_apps', 3)}
+    assert not {t.id for t in task_list('train', 3)} & {t.id for t in task_list('held_out', 3)}
 
 
 def _screens(seed, level):

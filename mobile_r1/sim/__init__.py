@@ -9,7 +9,7 @@ of the method runs on a CPU in minutes. The subpackage, in reading order:
 | `sim.render` | 03b | `View` → PIL screenshot, cached; CJK font lookup |
 | `sim.apps` | 03c | the ten apps and the English → Chinese glossary |
 | `sim.phone` | 03d | `SimPhone`: `reset`/`step` in device pixels, pop-ups, `info['elements']` |
-| `sim.tasks` | 03e | `Task` (goal over state, strict `is_successful`), `tasks(split, level)` |
+| `sim.tasks` | 03e | `Task` (goal over state, strict `is_successful`), `task_list(split, level)` |
 | `sim.expert` | 03f | `expert_action(phone, task)`: the golden next action, thought and box |
 | `sim.generate` | 03g | `generate_dataset(out_dir, split, n, level, seed)` in the Mobile-R1 format |
 
@@ -24,6 +24,6 @@ __all__ = []
 from .core import SimConfig, PhoneState, App, Screen, El
 from .apps import APPS, TRAIN_APPS, UNSEEN_APPS
 from .phone import SimPhone, tap, random_action
-from .tasks import Task, tasks, get_task, SPLITS
+from .tasks import Task, task_list, get_task, SPLITS
 from .expert import Golden, expert_action, solve
 from .generate import GenConfig, generate_dataset

@@ -19,14 +19,15 @@ a query 3, each page of scrolling 1, Back 1), and take its first edge."""
 from __future__ import annotations
 import heapq, math
 from dataclasses import dataclass
-from ..actions import Action, Click, Swipe, Type, SystemButton, Terminate, format_response
+from ..actions import Action, Click, Swipe, Type, SystemButton, Terminate, format_response, parse_response
 from .core import El, App, norm, scale_box, center, layout
 from .apps import tr, canon
 from .phone import SimPhone, scene, get_screen, _list_rows
 from .tasks import Task
 
 # %% auto #0
-__all__ = ['TEXT', 'VERBS', 'Golden', 'describe', 'find_site', 'route', 'expert_action', 'solve']
+__all__ = ['TEXT', 'VERBS', 'Golden', 'describe', 'find_site', 'route', 'expert_action', 'solve', 'expert_annotator',
+           'ExpertPolicy']
 
 # %% ../../nbs/03f_sim_expert.ipynb #06b38990
 @dataclass(frozen=True)
@@ -222,3 +223,21 @@ def solve(phone: SimPhone, task: Task, max_steps: int = 30) -> list:
         *_, term, trunc, _ = phone.step(g.action)
         if term: break
     return out
+
+# %% ../../nbs/03f_sim_expert.ipynb #expolicy2
+def expert_annotator(phone: SimPhone, task: Task) -> tuple:
+    "(golden action, bbox) of the expert at the phone's current state."
+    g = expert_action(phone, task)
+    return g.action, g.bbox
+
+class ExpertPolicy:
+    "The expert as a policy for `run_episodes`: it answers for every episode still running."
+    def start(self, phones, tasks): self.phones, self.tasks = list(phones), list(tasks)
+    def prepare(self, batch, prompt=None): return batch, [None] * len(batch), [None] * len(batch)
+    def generate(self, msgs, imgs, **kw):
+        from mobile_r1.policy import Generation
+        live = [i for i, p in enumerate(self.phones) if p.state.status is None and p.state.steps < p.cfg.max_steps]
+        if len(live) != len(msgs): raise RuntimeError('ExpertPolicy lost track of the running episodes')
+        texts = [expert_action(self.phones[i], self.tasks[i]).response for i in live]
+        return Generation(texts, [[] for _ in texts], [[] for _ in texts])
+    def decode(self, texts, frames): return [parse_response(t) for t in texts]

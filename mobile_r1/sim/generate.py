@@ -28,11 +28,11 @@ from ..data import Episode, Step, atomic_dir, system_prompt, write_dataset
 from .core import SimConfig
 from .apps import tr
 from .phone import SimPhone, scene, random_action
-from .tasks import tasks, SPLITS
+from .tasks import task_list, SPLITS
 from .expert import expert_action
 
 # %% auto #0
-__all__ = ['GenConfig', 'expert_episode', 'generate_dataset']
+__all__ = ['GenConfig', 'expert_episode', 'generate_dataset', 'sim_corpus']
 
 # %% ../../nbs/03g_sim_generate.ipynb #a698a490
 @dataclass
@@ -76,7 +76,7 @@ def generate_dataset(out_dir, split: str = 'train', n: int = 100, level: int = 0
     cfg, out = cfg or GenConfig(), Path(out_dir)
     if split not in SPLITS: raise ValueError(f'split must be one of {SPLITS}, got {split!r}')
     if out.exists() and not overwrite: raise FileExistsError(f'{out} exists: pass overwrite=True or pick another folder')
-    pool = tasks(split, level, world=world)
+    pool = task_list(split, level, world=world)
     order = [pool[i % len(pool)] for i in range(n)]
     random.Random(seed).shuffle(order)
     phone = SimPhone(SimConfig(level=level, popup_prob=cfg.popup_prob, lang=cfg.lang, scale=cfg.scale, max_steps=10 ** 6))
@@ -92,3 +92,18 @@ def generate_dataset(out_dir, split: str = 'train', n: int = 100, level: int = 0
                for i, t in enumerate(tqdm(order, desc=f'{split} L{level}', disable=not progress or n < 50 or bool(os.environ.get('IN_TEST'))))]
         write_dataset(eps, tmp)
     return out
+
+# %% ../../nbs/03g_sim_generate.ipynb #simcorp2
+def sim_corpus(seed: int = 0) -> list[str]:
+    "SimPhone's own text: the history header, every task's instruction in the system prompt, and the expert's answers."
+    from mobile_r1.data import PromptConfig
+    from mobile_r1.sim.tasks import ALL_TASKS
+    from mobile_r1.sim.expert import solve
+    pc = PromptConfig()
+    texts = [pc.history_header, pc.no_history]
+    phone = SimPhone(SimConfig(level=0, popup_prob=0.3, max_steps=10 ** 6))
+    for i, task in enumerate(ALL_TASKS):
+        texts += [system_prompt(task.instruction), system_prompt(task.instruction_zh)]
+        phone.reset(task, seed=seed + i)
+        for g in solve(phone, task): texts += [g.response, g.action_text]
+    return texts

@@ -29,7 +29,7 @@ from .apps import (APPS, UNSEEN_APPS, PRODUCTS, HOSTS, PACKAGES, MENUS, VIDEOS, 
                                 TOGGLES, LANGUAGES, SONGS, MOVIES, NOTE_TITLES, tr)
 
 # %% auto #0
-__all__ = ['SPLITS', 'TEMPLATES', 'ALL_TASKS', 'TASKS_BY_ID', 'Task', 'in_world', 'tasks', 'get_task']
+__all__ = ['SPLITS', 'TEMPLATES', 'ALL_TASKS', 'TASKS_BY_ID', 'Task', 'in_world', 'task_list', 'get_task']
 
 # %% ../../nbs/03e_sim_tasks.ipynb #68ce72a0
 SPLITS = ('train', 'held_out', 'unseen_apps')
@@ -144,7 +144,7 @@ def in_world(task: Task, world: Sequence[str] | None) -> bool:
     "Is `task` part of `world`: app names ('Video') or app/template prefixes ('Video/like_video'); None is every task."
     return not world or any(task.app == w or task.id.startswith(w.rstrip('/') + '/') for w in world)
 
-def tasks(split: str = 'train', level: int = 0, app: str | None = None, world: Sequence[str] | None = None) -> list:
+def task_list(split: str = 'train', level: int = 0, app: str | None = None, world: Sequence[str] | None = None) -> list:
     "The tasks of `split` available at difficulty `level` (optionally of one app, or of a `world`: see `in_world`)."
     if split not in SPLITS: raise ValueError(f'split must be one of {SPLITS}, got {split!r}')
     if level not in LEVELS: raise ValueError(f'level must be one of {LEVELS}, got {level!r}')
@@ -156,4 +156,4 @@ def tasks(split: str = 'train', level: int = 0, app: str | None = None, world: S
 def get_task(task_id: str) -> Task:
     "The task with id `task_id`; `KeyError` lists how to find ids."
     try: return TASKS_BY_ID[task_id]
-    except KeyError: raise KeyError(f'no task {task_id!r}; see [t.id for t in tasks(split, level)]') from None
+    except KeyError: raise KeyError(f'no task {task_id!r}; see [t.id for t in task_list(split, level)]') from None
