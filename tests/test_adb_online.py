@@ -14,6 +14,7 @@ from mobile_r1.stage3 import Stage3Config, stage3_env, train_stage3
 
 SERIALS = 'emulator-5554,emulator-5556'
 RELEASE = Path(__file__).parent / 'fixtures' / 'release'
+CLI = [sys.executable, '-c', 'from mobile_r1.cli import main; raise SystemExit(main())']   # `mobile-r1`, wherever pip put it
 
 
 def _free_port() -> int:
@@ -24,8 +25,7 @@ def _free_port() -> int:
 def fake_adb():
     "Two fake phones behind `mobile-r1 fake-adb`, in a process of their own; yields the phone spec."
     port = _free_port()
-    exe = Path(sys.executable).parent / 'mobile-r1'
-    proc = subprocess.Popen([str(exe), 'fake-adb', '--port', str(port), '--serial', SERIALS],
+    proc = subprocess.Popen([*CLI, 'fake-adb', '--port', str(port), '--serial', SERIALS],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     end = time.time() + 60
     while time.time() < end:
@@ -103,8 +103,7 @@ def test_a_hub_layout_checkpoint_gets_a_zero_shot_row_in_the_qwen_style(tiny_mod
     (snap.parents[1] / 'refs').mkdir(); (snap.parents[1] / 'refs' / 'main').write_text('0' * 40)
     assert not (snap / 'mobile_r1.json').exists()
     env = {**os.environ, 'HF_HUB_CACHE': str(tmp_path / 'hub'), 'HF_HUB_OFFLINE': '1'}
-    exe = Path(sys.executable).parent / 'mobile-r1'
-    r = subprocess.run([str(exe), 'eval', '--model', 'mobile-r1-test/tiny-vl', '--prompt-style', 'qwen', '--data', str(RELEASE),
+    r = subprocess.run([*CLI, 'eval', '--model', 'mobile-r1-test/tiny-vl', '--prompt-style', 'qwen', '--data', str(RELEASE),
                         '--split', 'held_out', '--no-online', '--out', str(tmp_path / 'eval')], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     row = json.loads((tmp_path / 'eval' / 'table.json').read_text())['rows'][0]
