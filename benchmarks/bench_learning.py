@@ -53,6 +53,7 @@ def main():
     print(f'\n{a.preset}, {a.seeds} seed(s): mean ± sd of train-task online success over seeds')
     for i, row in enumerate(per_seed[0]):
         name, xs = row['model'], [per_seed[s][i]['online_success'] for s in per_seed]
+        if 'steps' in row: name = f"Stage 1 continued (stage 2 wall time: {[per_seed[s][i]['steps'] for s in per_seed]} steps)"
         sd = statistics.stdev(xs) if len(xs) > 1 else float('nan')
         print(f'  {name:<50} {statistics.mean(xs):6.2f} ± {sd:.2f}   per seed {xs}')
     rises = [per_seed[s][1]['online_success'] - per_seed[s][0]['online_success'] for s in per_seed]

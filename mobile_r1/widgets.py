@@ -25,9 +25,10 @@ from .actions import Action, Click, LongPress, Swipe
 from .rollout import Trajectory
 
 # %% auto #0
-__all__ = ['REWARD_KEYS', 'RATE_KEYS', 'LOSS_KEYS', 'PRED_COLOR', 'GOLD_COLOR', 'global_steps', 'smooth', 'curve_points',
-           'RewardCurves', 'gold_pair', 'draw_turn', 'png_bytes', 'data_uri', 'turn_html', 'trajectory_header_html',
-           'sim_golds', 'n_frames', 'turn_view', 'trajectory_html', 'traj_label', 'TrajectoryViewer']
+__all__ = ['REWARD_KEYS', 'RATE_KEYS', 'LOSS_KEYS', 'CURVE_COLORS', 'PRED_COLOR', 'GOLD_COLOR', 'global_steps', 'smooth',
+           'curve_points', 'RewardCurves', 'curves_image', 'gold_pair', 'draw_turn', 'png_bytes', 'data_uri',
+           'turn_html', 'trajectory_header_html', 'sim_golds', 'n_frames', 'turn_view', 'trajectory_html', 'traj_label',
+           'TrajectoryViewer']
 
 # %% ../nbs/12_widgets.ipynb #e1ce5d00
 REWARD_KEYS = ('reward/mean', 'reward/action', 'reward/format', 'reward/task')    # left panel
@@ -94,6 +95,37 @@ class RewardCurves:
     def _ipython_display_(self):
         from IPython.display import display
         display(self.fig)
+
+# %% ../nbs/12_widgets.ipynb #curvepng2
+CURVE_COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14), (23, 190, 207)]
+
+def curves_image(rows: Sequence[dict], keys: Sequence[str], title: str = '', size: tuple = (640, 240),
+                 y_range: tuple | None = None) -> Image.Image:
+    "A static picture of metric `keys` over `rows` on the shared step axis: what a notebook saves where widgets do not render."
+    W, H = size
+    img = Image.new('RGB', size, 'white'); d = ImageDraw.Draw(img)
+    L, R, T, B = 48, 12, 22, 28                                   # margins: axis labels left and below, title above
+    series = [(k, *curve_points(rows, k)) for k in keys]
+    series = [(k, xs, ys) for k, xs, ys in series if xs]
+    xs_all = [x for _, xs, _ in series for x in xs] or [0, 1]
+    ys_all = [y for _, _, ys in series for y in ys] or [0, 1]
+    x0, x1 = min(xs_all), max(max(xs_all), min(xs_all) + 1)
+    y0, y1 = y_range or (min(ys_all), max(max(ys_all), min(ys_all) + 1e-9))
+    px = lambda x: L + (x - x0) / (x1 - x0) * (W - L - R)
+    py = lambda y: H - B - (min(max(y, y0), y1) - y0) / (y1 - y0) * (H - T - B)
+    d.rectangle([L, T, W - R, H - B], outline=(180, 180, 180))
+    for y, anchor in ((y0, 'rb'), (y1, 'rt')): d.text((L - 4, py(y)), f'{y:.3g}', fill='black', anchor=anchor)
+    for x, anchor in ((x0, 'lt'), (x1, 'rt')): d.text((px(x), H - B + 4), f'{x}', fill='black', anchor=anchor)
+    d.text((L + (W - L - R) / 2, H - 2), 'step', fill='black', anchor='mb')
+    d.text((L, 4), title, fill='black')
+    for i, (k, xs, ys) in enumerate(series):
+        c = CURVE_COLORS[i % len(CURVE_COLORS)]
+        pts = [(px(x), py(y)) for x, y in zip(xs, ys)]
+        if len(pts) > 1: d.line(pts, fill=c, width=2)
+        for p in pts: d.ellipse([p[0] - 2, p[1] - 2, p[0] + 2, p[1] + 2], fill=c)
+        tx = W - R - 150; ty = T + 4 + 12 * i                       # legend, top right
+        d.line([(tx, ty + 5), (tx + 14, ty + 5)], fill=c, width=2); d.text((tx + 18, ty), k, fill='black')
+    return img
 
 # %% ../nbs/12_widgets.ipynb #94e47e42
 PRED_COLOR, GOLD_COLOR = (230, 40, 40), (20, 170, 60)   # predicted: red; golden point and box: green
