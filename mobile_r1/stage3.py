@@ -203,8 +203,9 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
             A = group_advantages(rewards, cfg.G)                                              # (N,)
             adv = turn_advantages(A, trajs, cfg.G, cfg.step_aware, turn_correctness(trajs) if cfg.step_aware else None)
             turns = [(tr.instruction, t) for tr in trajs for t in tr.turns]                 # every turn, trajectories in order
+            n_turns = sum(bool(t.completion_ids) for _, t in turns)                       # the mean is over all of them
             items = [(q, t, a) for (q, t), a in zip(turns, adv) if t.completion_ids and (a != 0 or cfg.beta > 0)]
-            loss_v, kl_v = _update(model, ref, policy, opt, acc, items, cfg)
+            loss_v, kl_v = _update(model, ref, policy, opt, acc, items, cfg, n_turns)
             checked = None if not env.checker else verdicts if isinstance(judge, RuleJudge) else checker.score_many(list(zip(chosen, trajs)))
             row = rollout_stats(trajs, verdicts, rewards, cfg.G, checked)
             if log: log.log(it + 1, loss=loss_v, kl=kl_v, **row)
@@ -215,9 +216,12 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
     if ck.exists(): shutil.rmtree(ck)
     return out
 
-def _update(model, ref, policy, opt, acc, items, cfg) -> tuple[float, float]:
-    "`updates_per_batch` optimiser steps over every turn in `items` (micro-batched); returns mean loss and KL."
+def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None) -> tuple[float, float]:
+    """`updates_per_batch` optimiser steps over the turns in `items` (micro-batched); returns mean loss and KL.
+    The loss is the mean over `n_turns` turns (default: len(items)): turns left out of `items` because their advantage
+    is 0 (and beta = 0) contribute exactly 0, so leaving them out saves compute without changing the step."""
     if not items: return 0.0, 0.0
+    n_turns = n_turns or len(items)
     model.train()
     olds, losses, kls = {}, [], []
     for u in range(cfg.updates_per_batch):
@@ -233,8 +237,8 @@ def _update(model, ref, policy, opt, acc, items, cfg) -> tuple[float, float]:
             mask = tb['mask'].to(logp.device)
             adv = torch.tensor([a for _, _, a in mb], dtype=logp.dtype, device=logp.device)
             loss, info = policy_loss(logp, olds[b], adv, mask, cfg.eps_clip, ref_lp, cfg.beta)
-            acc.backward(loss * len(mb) / len(items))
-            losses.append(loss.item() * len(mb) / len(items)); kls.append(info['kl'])
+            acc.backward(loss * len(mb) / n_turns)
+            losses.append(loss.item() * len(mb) / n_turns); kls.append(info['kl'])
         opt.step()
     return sum(losses) / cfg.updates_per_batch, sum(kls) / len(kls)
 
