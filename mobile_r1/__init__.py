@@ -9,6 +9,7 @@ Modules:
 - `mobile_r1.env`: Where online episodes are played: phones from a spec (`sim`, or `adb:SERIAL[,SERIAL…]` for real phones and emulators), tasks from a SimPhone split or a JSONL file of instructions, and episodes queued across however many phones there are.
 - `mobile_r1.evaluate`: The paper's static benchmark (step Accuracy, Task Success, Tail Success, Format and Args Errors) on any Mobile-R1-format split, online task success on SimPhone, and the results table.
 - `mobile_r1.fake_adb`: An adb server on 127.0.0.1 whose devices are SimPhones, so adbutils, `AdbPhone` and Google's own `adb` drive the simulator: the adb code path, tested without a phone.
+- `mobile_r1.grpo`: One clipped, KL-regularised loss for both RL stages, and the two ways stage 3 hands a trajectory's advantage to its turns: the paper's rule and the step-aware departure.
 - `mobile_r1.judge`: Stage 3's task-level reward: a judge reads a whole trajectory and returns a score in [0, 1] with a reason: the simulator's checker (`RuleJudge`) or a GPT-4o-style model behind any OpenAI-compatible endpoint (`OpenAIJudge`), with retries, a thread pool, a disk cache, and an agreement report.
 - `mobile_r1.metrics`: One JSONL row per logging step, with the same names in every stage, and the TRL callback that writes them.
 - `mobile_r1.policy`: Load a vision-language model by Hub id or folder (Qwen2.5-VL-3B is the paper's), or build a tiny Qwen2.5-VL in code; add LoRA, freeze the vision tower, and act on phone screens in batches.

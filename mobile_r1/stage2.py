@@ -7,7 +7,8 @@ group-relative advantage $A_i = (R_i - \mathrm{mean}(R)) / (\mathrm{std}(R) + \e
 $$\mathcal{J}(\theta) = \frac{1}{G}\sum_{i=1}^{G} \frac{1}{|y_i|}\sum_{k=1}^{|y_i|}
   \min\Big(\rho_{i,k} A_i,\ \mathrm{clip}(\rho_{i,k}, 1-\varepsilon, 1+\varepsilon) A_i\Big) - \beta\, \mathbb{D}_{KL}[\pi_\theta \,\|\, \pi_{ref}]$$
 with $\rho_{i,k} = \pi_\theta(y_{i,k} \mid x, y_{i,<k}) / \pi_{\theta_{old}}(y_{i,k} \mid x, y_{i,<k})$.
-The vision tower is frozen; the language model trains. TRL's `GRPOTrainer` implements exactly this for
+The vision tower is frozen; the language model trains. `mobile_r1.grpo.grpo_loss` (`01a_grpo`) writes this loss out
+once; stage 3 calls it, and here TRL's `GRPOTrainer` (`loss_type='grpo'`) optimises the same objective for
 vision-language models; this module supplies the data, the rewards (`mobile_r1.rewards`), the configuration,
 and the metric rows that feed the reward curves."""
 

@@ -29,15 +29,16 @@ from accelerate import Accelerator
 from tqdm.auto import tqdm
 from .data import PromptConfig
 from .env import Env, make_env, play
+from .grpo import grpo_loss, turn_advantages
 from .judge import RuleJudge, SUCCESS_THRESHOLD
 from .metrics import MetricsLog
 from .policy import Policy, PolicyConfig, load_policy, save_policy
-from .rewards import ADV_EPS, action_reward, frac_zero_std, group_advantages, task_reward
+from .rewards import action_reward, frac_zero_std, group_advantages, task_reward
 from .rollout import Trajectory
 
 # %% auto #0
-__all__ = ['turn_batch', 'token_logps', 'policy_loss', 'turn_advantages', 'Stage3Config', 'make_judge', 'turn_correctness',
-           'rollout_stats', 'stage3_env', 'train_stage3']
+__all__ = ['turn_batch', 'token_logps', 'Stage3Config', 'make_judge', 'turn_correctness', 'rollout_stats', 'stage3_env',
+           'train_stage3']
 
 # %% ../nbs/10_stage3_grpo.ipynb #664cf89f
 def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], prompt: PromptConfig | None = None) -> dict:
@@ -63,37 +64,6 @@ def token_logps(model, tb: dict) -> torch.Tensor:
     logits = model(**{k: v.to(dev) for k, v in tb['inputs'].items()}).logits          # (B, P+T, V)
     logits = logits[:, tb['P'] - 1:-1].float()                                            # (B, T, V): position k predicts token k
     return torch.log_softmax(logits, -1).gather(-1, tb['completion_ids'].to(dev)[..., None]).squeeze(-1)
-
-def policy_loss(logp, old_logp, adv, mask, eps_clip: float = 0.2, ref_logp=None, beta: float = 0.0) -> tuple[torch.Tensor, dict]:
-    "GRPO's clipped loss, token-mean per turn then mean over turns; KL (k3) to the reference when beta > 0."
-    ratio = torch.exp(logp - old_logp)                                                    # (B, T)
-    A = adv[:, None]                                                                      # (B, 1)
-    pg = -torch.min(ratio * A, ratio.clamp(1 - eps_clip, 1 + eps_clip) * A)               # (B, T)
-    kl = torch.zeros_like(logp)
-    if beta > 0 and ref_logp is not None:
-        r = ref_logp - logp
-        kl = torch.exp(r) - r - 1                                                         # (B, T), >= 0
-    per_turn = ((pg + beta * kl) * mask).sum(1) / mask.sum(1).clamp(min=1)                # (B,)
-    n = mask.sum().clamp(min=1)
-    return per_turn.mean(), {'kl': ((kl * mask).sum() / n).item(),
-                             'clip_frac': ((((ratio - 1).abs() > eps_clip).float() * mask).sum() / n).item()}
-
-# %% ../nbs/10_stage3_grpo.ipynb #ae4b9ffa
-def turn_advantages(traj_adv: torch.Tensor, trajs: Sequence[Trajectory], G: int, step_aware: float = 0.0,
-                    correct: Sequence[Sequence[float]] | None = None) -> list[float]:
-    "One advantage per turn, trajectories in order: A_i, plus λ · group-normalised turn correctness when step_aware."
-    out = []
-    for g in range(0, len(trajs), G):
-        group = trajs[g:g + G]
-        if step_aware and correct is not None:
-            c = torch.tensor([x for i in range(g, g + G) for x in correct[i]], dtype=torch.float32)
-            c_hat = (c - c.mean()) / (c.std() + ADV_EPS) if c.numel() > 1 else torch.zeros_like(c)
-        k = 0
-        for i, tr in enumerate(group):
-            for _ in tr.turns:
-                out.append(float(traj_adv[g + i]) + (step_aware * float(c_hat[k]) if step_aware and correct is not None else 0.0))
-                k += 1
-    return out
 
 # %% ../nbs/10_stage3_grpo.ipynb #30ea2bb0
 @dataclass
@@ -236,7 +206,7 @@ def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None
                 with torch.no_grad(): ref_lp = token_logps(ref, tb)
             mask = tb['mask'].to(logp.device)
             adv = torch.tensor([a for _, _, a in mb], dtype=logp.dtype, device=logp.device)
-            loss, info = policy_loss(logp, olds[b], adv, mask, cfg.eps_clip, ref_lp, cfg.beta)
+            loss, info = grpo_loss(logp, olds[b], adv, mask, cfg.eps_clip, ref_lp, cfg.beta)
             acc.backward(loss * len(mb) / n_turns)
             losses.append(loss.item() * len(mb) / n_turns); kls.append(info['kl'])
         opt.step()
