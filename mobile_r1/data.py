@@ -116,17 +116,17 @@ FIRST_TAP = ('open', 'skip', 'error')         # what a coordinate-less tap becom
 class LostTap(ValueError):
     "A tap whose coordinate the export lost."
 
+def _decoded(v, what: str):
+    "`v` decoded when it is a JSON string (or a string of one); anything else as it is."
+    if not isinstance(v, str): return v
+    try: return _loads(v)
+    except ValueError: raise ValueError(f'{what} is not valid JSON: {v[:80]!r}') from None
+
 def _args_of(raw) -> dict:
-    "The `arguments` object of a record's `action` field (a dict, a JSON string, or a string of one)."
-    v = raw
-    try:
-        if isinstance(v, str): v = _loads(v)
-        if not isinstance(v, dict): raise ValueError(f'action must be a JSON object, got {type(v).__name__}')
-        args = v.get('arguments', v) if 'action' not in v else v
-        if isinstance(args, str): args = _loads(args)
-    except ValueError as e:
-        if 'must be' in str(e): raise
-        raise ValueError(f'action is not valid JSON: {str(raw)[:80]!r}') from None
+    "The `arguments` object of a record's `action` field: the whole tool call or just its arguments, each possibly a JSON string."
+    v = _decoded(raw, 'action')
+    if not isinstance(v, dict): raise ValueError(f'action must be a JSON object, got {type(v).__name__}')
+    args = _decoded(v.get('arguments', v) if 'action' not in v else v, 'action arguments')
     if not isinstance(args, dict): raise ValueError(f'action arguments must be a JSON object, got {type(args).__name__}')
     return dict(args)
 

@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 from .rollout import run_episodes
 
 # %% auto #0
-__all__ = ['InstructionTask', 'read_tasks', 'Env', 'make_env', 'play']
+__all__ = ['SIM_SPLITS', 'InstructionTask', 'read_tasks', 'Env', 'make_env', 'play', 'judged']
 
 # %% ../nbs/06a_env.ipynb #env00007
 @dataclass(frozen=True)
@@ -78,10 +78,12 @@ def _adb_spec(spec: str) -> tuple[list[str], str, int]:
     if not port.isdigit(): raise ValueError(f'{spec!r}: the adb server must be HOST:PORT, e.g. @127.0.0.1:5037')
     return serials, host or '127.0.0.1', int(port)
 
+SIM_SPLITS = ('train', 'held_out', 'unseen_apps')   # SimPhone's split names (mobile_r1.sim.tasks.SPLITS; checked below)
+
 def make_env(phones: str = 'sim', tasks: str = 'train', world: Sequence[str] | None = None, level: int = 0,
              popup_prob: float = 0.1, max_turns: int = 10) -> Env:
     "An `Env` from a phone spec (`'sim'` or `'adb:SERIAL[,SERIAL...][@HOST:PORT]'`) and a task spec (a SimPhone split or a JSONL file)."
-    from_file = tasks not in ('train', 'held_out', 'unseen_apps')
+    from_file = tasks not in SIM_SPLITS
     if phones == 'sim':
         from mobile_r1.sim import SimConfig, SimPhone, task_list
         from mobile_r1.sim.expert import expert_annotator
@@ -118,3 +120,11 @@ def play(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10, annotate:
         out += run_episodes(policy, env.phones(len(chunk)), [t for t, _ in chunk], [s for _, s in chunk], max_steps=max_turns,
                             annotate=env.annotate if annotate else None, **kw)
     return out
+
+def judged(env: Env, judge, tasks: Sequence, trajs: Sequence) -> list:
+    "The judge's verdicts on the episodes; where `env` has no checker, each verdict also sets the episode's success."
+    from mobile_r1.judge import SUCCESS_THRESHOLD
+    verdicts = judge.score_many(list(zip(tasks, trajs)))
+    if not env.checker:
+        for tr, v in zip(trajs, verdicts): tr.success = v.score > SUCCESS_THRESHOLD
+    return verdicts

@@ -135,8 +135,8 @@ def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_ta
                 phones: str = 'sim', tasks: str | None = None, judge=None) -> tuple[dict, list]:
     """Task success of `policy` on `phones` (SimPhone, or `adb:SERIAL,...`) over the tasks of `split` (in `world`) or of a
     JSONL file `tasks`, with its Wilson interval. Without a checker the `judge`'s verdict is the success. Returns (summary, trajectories)."""
-    from mobile_r1.env import make_env, play
-    from mobile_r1.judge import RuleJudge, SUCCESS_THRESHOLD, agreement
+    from mobile_r1.env import judged, make_env, play
+    from mobile_r1.judge import RuleJudge, agreement
     env = make_env(phones, tasks or split, world=world, level=level, popup_prob=popup_prob, max_turns=max_turns)
     if not env.checker and judge is None:
         raise ValueError(f'the tasks on {env.name} have no checker: pass judge= (e.g. mobile_r1.judge.OpenAIJudge()); its verdict is the success')
@@ -146,9 +146,7 @@ def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_ta
     else: jobs = [(t, seed * 1_000_003 + k * 7919 + e) for k, t in enumerate(pool) for e in range(episodes_per_task)]
     try: trajs = play(policy, env, jobs, max_turns, prompt=prompt)
     finally: env.close()
-    verdicts = judge.score_many([(t, tr) for (t, _), tr in zip(jobs, trajs)]) if judge is not None else None
-    if not env.checker:
-        for tr, v in zip(trajs, verdicts): tr.success = v.score > SUCCESS_THRESHOLD
+    verdicts = judged(env, judge, [t for t, _ in jobs], trajs) if judge is not None else None   # no checker: they set success
     measured = env.checker and verdicts is not None and not isinstance(judge, RuleJudge)
     fmt = [f for t in trajs for f in t.format_flags]
     wins = sum(bool(t.success) for t in trajs)

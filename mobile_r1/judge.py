@@ -40,9 +40,9 @@ import openai
 from .actions import Action, Terminate
 
 # %% auto #0
-__all__ = ['SUCCESS_THRESHOLD', 'JUDGE_PROMPT', 'JudgeError', 'Verdict', 'Judge', 'RuleJudge', 'step_line', 'png_bytes',
+__all__ = ['SUCCESS_THRESHOLD', 'JUDGE_PROMPT', 'JUDGES', 'JudgeError', 'Verdict', 'Judge', 'RuleJudge', 'step_line', 'png_bytes',
            'build_request', 'parse_judge_reply', 'JudgeConfig', 'retry_delay', 'chat_completion', 'ReplayServer',
-           'cache_key', 'OpenAIJudge', 'agreement']
+           'cache_key', 'OpenAIJudge', 'make_judge', 'agreement']
 
 # %% ../nbs/07_judge.ipynb #5bd5e126
 class JudgeError(RuntimeError):
@@ -340,6 +340,15 @@ def _content(reply, base_url) -> str:
     except (AttributeError, IndexError, KeyError, TypeError):
         raise JudgeError(f'the judge endpoint {base_url} answered, but not with a chat completion ({type(reply).__name__} '
                          f'without choices[0].message): is base_url an OpenAI-compatible /v1 endpoint?') from None
+
+# %% ../nbs/07_judge.ipynb #mkjudge02
+JUDGES = ('rule', 'openai')
+
+def make_judge(name: str = 'rule') -> Judge:
+    "'rule': SimPhone's checker (`RuleJudge`); 'openai': `OpenAIJudge` with the endpoint and key from the environment."
+    if name == 'rule': return RuleJudge()
+    if name == 'openai': return OpenAIJudge()
+    raise ValueError(f"judge must be one of {', '.join(JUDGES)}, got {name!r}")
 
 # %% ../nbs/07_judge.ipynb #05b24311
 def agreement(verdicts_a: Sequence, verdicts_b: Sequence, threshold: float = SUCCESS_THRESHOLD) -> dict:

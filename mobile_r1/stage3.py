@@ -28,17 +28,16 @@ import torch
 from accelerate import Accelerator
 from tqdm.auto import tqdm
 from .data import PromptConfig
-from .env import Env, make_env, play
+from .env import Env, judged, make_env, play
 from .grpo import grpo_loss, turn_advantages
-from .judge import RuleJudge, SUCCESS_THRESHOLD
+from .judge import RuleJudge, make_judge
 from .metrics import MetricsLog
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .rewards import action_reward, frac_zero_std, group_advantages, task_reward
 from .rollout import Trajectory
 
 # %% auto #0
-__all__ = ['turn_batch', 'token_logps', 'Stage3Config', 'make_judge', 'turn_correctness', 'rollout_stats', 'stage3_env',
-           'train_stage3']
+__all__ = ['turn_batch', 'token_logps', 'Stage3Config', 'turn_correctness', 'rollout_stats', 'stage3_env', 'train_stage3']
 
 # %% ../nbs/10_stage3_grpo.ipynb #664cf89f
 def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], prompt: PromptConfig | None = None) -> dict:
@@ -104,13 +103,6 @@ class Stage3Config:
                              prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/10_stage3_grpo.ipynb #96fc612c
-def make_judge(cfg: Stage3Config):
-    if cfg.judge == 'rule': return RuleJudge()
-    if cfg.judge == 'openai':
-        from mobile_r1.judge import OpenAIJudge
-        return OpenAIJudge()
-    raise ValueError(f"judge must be 'rule' or 'openai', got {cfg.judge!r}")
-
 def turn_correctness(trajs: Sequence[Trajectory]) -> list[list[float]]:
     "Per turn: 1.0 when its action matches the expert's at that state (action-reward rules)."
     return [[action_reward(t.action, t.gold[0], t.gold[1], screen=t.screenshot.size) if t.gold else 0.0
@@ -143,7 +135,7 @@ def stage3_env(cfg: Stage3Config, judge) -> Env:
 
 def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -> Path:
     "Run stage 3 from `cfg.base` (resuming from the last checkpoint if there is one); returns the saved model."
-    judge = judge or make_judge(cfg)
+    judge = judge or make_judge(cfg.judge)
     env = stage3_env(cfg, judge)
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     ck = _ckpt_dir(cfg)
@@ -166,9 +158,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
             chosen = [t for t in rng.sample(env.tasks, min(cfg.tasks_per_iter, len(env.tasks))) for _ in range(cfg.G)]
             trajs = play(policy, env, [(t, rng.randrange(2 ** 31)) for t in chosen], cfg.max_turns, annotate=bool(cfg.step_aware),
                          temperature=cfg.temperature, prompt=cfg.prompt, max_new_tokens=cfg.max_new_tokens)
-            verdicts = judge.score_many(list(zip(chosen, trajs)))
-            if not env.checker:                        # no checker: success is the judge's verdict
-                for tr, v in zip(trajs, verdicts): tr.success = v.score > SUCCESS_THRESHOLD
+            verdicts = judged(env, judge, chosen, trajs)                                    # no checker: they set success
             rewards = [task_reward(v.score, tr.format_flags, cfg.format_weight) for v, tr in zip(verdicts, trajs)]
             A = group_advantages(rewards, cfg.G)                                              # (N,)
             adv = turn_advantages(A, trajs, cfg.G, cfg.step_aware, turn_correctness(trajs) if cfg.step_aware else None)
@@ -176,7 +166,9 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
             n_turns = sum(bool(t.completion_ids) for _, t in turns)                       # the mean is over all of them
             items = [(q, t, a) for (q, t), a in zip(turns, adv) if t.completion_ids and (a != 0 or cfg.beta > 0)]
             loss_v, kl_v = _update(model, ref, policy, opt, acc, items, cfg, n_turns)
-            checked = None if not env.checker else verdicts if isinstance(judge, RuleJudge) else checker.score_many(list(zip(chosen, trajs)))
+            if not env.checker: checked = None                                              # nothing to compare the judge with
+            elif isinstance(judge, RuleJudge): checked = verdicts
+            else: checked = checker.score_many(list(zip(chosen, trajs)))
             row = rollout_stats(trajs, verdicts, rewards, cfg.G, checked)
             if log: log.log(it + 1, loss=loss_v, kl=kl_v, **row)
             if (it + 1) % cfg.checkpoint_every == 0 and it + 1 < cfg.iterations: _checkpoint(acc, model, proc, opt, ck, it + 1, cfg)
