@@ -6,7 +6,7 @@ $$R_i = s(\tau_i) + w\,\Big(2\cdot\tfrac{1}{T_i}\textstyle\sum_t R_{fmt}(y_{i,t}
 with $s \in [0, 1]$ the judge's score, and the group-relative advantage $A_i = (R_i - \mathrm{mean}(R)) / (\mathrm{std}(R) + \epsilon)$.
 Every assistant token of every turn of $\tau_i$ shares $A_i$ (the observation tokens, i.e. prompts and
 screenshots, carry no loss), and the loss is GRPO's clipped objective with an optional KL pull to the reference:
-$$\mathcal{L} = \frac{1}{N_{turns}}\sum_{i,t} \frac{1}{|y_{i,t}|}\sum_k \Big[-\min\big(\rho_{i,t,k} A_i,\ \mathrm{clip}(\rho_{i,t,k}, 1\pm\varepsilon) A_i\big) + \beta\, \mathrm{KL}_{k3}\Big],
+$$\mathcal{L} = \frac{1}{N_{turns}}\sum_{i,t} \frac{1}{|y_{i,t}|}\sum_k \Big[-\min\big(\rho_{i,t,k} A_i,\ \mathrm{clip}(\rho_{i,t,k}, 1\pm\varepsilon) A_i\big) + \beta\, \rho_{i,t,k}\,\mathrm{KL}_{k3}\Big],
 \qquad \mathrm{KL}_{k3} = e^{\,r} - r - 1,\ r = \log\pi_{ref} - \log\pi_\theta .$$
 The vision tower is frozen. One optimiser step per batch of rollouts (so $\pi_{\theta_{old}} = \pi_\theta$ and
 $\rho = 1$ in value; the clip matters when `updates_per_batch > 1`).
@@ -120,8 +120,6 @@ def rollout_stats(trajs, verdicts, rewards, G, checker_verdicts=None) -> dict:
             'episode_len': sum(len(t) for t in trajs) / len(trajs),
             'judge_agreement': agreement(verdicts, checker_verdicts)['accuracy'] if checker_verdicts is not None else None}
 
-def _ckpt_dir(cfg): return Path(str(cfg.out_dir).rstrip('/') + '-checkpoint')
-
 def stage3_env(cfg: Stage3Config, judge) -> Env:
     "The phones and tasks of `cfg`, refused clearly where the judge or the step-aware switch cannot work on them."
     env = make_env(cfg.phones, cfg.tasks, world=cfg.world, level=cfg.level, popup_prob=cfg.popup_prob, max_turns=cfg.max_turns)
@@ -133,11 +131,35 @@ def stage3_env(cfg: Stage3Config, judge) -> Env:
                          "set step_aware=0 (the paper's rule) on these phones")
     return env
 
-def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -> Path:
-    "Run stage 3 from `cfg.base` (resuming from the last checkpoint if there is one); returns the saved model."
-    judge = judge or make_judge(cfg.judge)
-    env = stage3_env(cfg, judge)
-    acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
+# %% ../nbs/10_stage3_grpo.ipynb #c987c764
+def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None) -> tuple[float, float]:
+    "`updates_per_batch` optimiser steps over `items` (instruction, turn, advantage), the loss a mean over `n_turns`."
+    if not items: return 0.0, 0.0
+    n_turns = n_turns or len(items)
+    model.train()
+    olds, losses, kls = {}, [], []
+    for u in range(cfg.updates_per_batch):
+        opt.zero_grad()
+        for b in range(0, len(items), cfg.micro_batch):
+            mb = items[b:b + cfg.micro_batch]
+            tb = turn_batch(policy, [t for _, t, _ in mb], [q for q, _, _ in mb], cfg.prompt)
+            with acc.autocast(): logp = token_logps(model, tb)                           # (B, T)
+            if u == 0: olds[b] = logp.detach()                                            # pi_old: the sampling policy
+            ref_lp = None
+            if ref is not None:
+                with torch.no_grad(): ref_lp = token_logps(ref, tb)
+            adv = torch.tensor([a for _, _, a in mb], dtype=logp.dtype, device=logp.device)
+            loss, info = grpo_loss(logp, olds[b], adv, tb['mask'].to(logp.device), cfg.eps_clip, ref_lp, cfg.beta, n_answers=n_turns)
+            acc.backward(loss)
+            losses.append(loss.item()); kls.append(info['kl'])
+        opt.step()
+    return sum(losses) / cfg.updates_per_batch, sum(kls) / len(kls)
+
+# %% ../nbs/10_stage3_grpo.ipynb #e3d98b36
+def _ckpt_dir(cfg): return Path(str(cfg.out_dir).rstrip('/') + '-checkpoint')
+
+def _start(cfg: Stage3Config, acc: Accelerator) -> tuple:
+    "The model, processor, reference model, optimiser and first iteration: from `cfg.base`, or the last checkpoint."
     ck = _ckpt_dir(cfg)
     start = json.loads((ck / 'mobile_r1.json').read_text())['iteration'] if (ck / 'mobile_r1.json').exists() else 0
     pcfg = PolicyConfig(model=str(ck) if start else cfg.base, freeze_vision=True, lora=cfg.lora,
@@ -149,7 +171,20 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
         raise RuntimeError(f'{ck} holds weights but no optimizer.pt: resuming would restart AdamW silently; delete the folder to rerun stage 3')
     if start: opt.load_state_dict(torch.load(ck / 'optimizer.pt'))
     model, opt = acc.prepare(model, opt)
-    if ref is not None: ref = ref.to(acc.device)
+    return model, proc, (ref.to(acc.device) if ref is not None else None), opt, start
+
+def _checkpoint(acc, model, proc, opt, ck: Path, iteration: int, cfg):
+    "Save the model and optimiser so a killed run resumes at `iteration`."
+    save_policy(acc.unwrap_model(model), proc, ck, {'stage': 3, 'iteration': iteration, 'base': cfg.base},
+                files=lambda folder: torch.save(opt.state_dict(), folder / 'optimizer.pt'))   # weights and optimiser swap in together
+
+# %% ../nbs/10_stage3_grpo.ipynb #0f6fa585
+def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -> Path:
+    "Run stage 3 from `cfg.base` (resuming from the last checkpoint if there is one); returns the saved model."
+    judge = judge or make_judge(cfg.judge)
+    env = stage3_env(cfg, judge)
+    acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
+    model, proc, ref, opt, start = _start(cfg, acc)
     policy, checker = Policy(model, proc), RuleJudge()
     try:
         for it in tqdm(range(start, cfg.iterations), desc='stage 3', initial=start, total=cfg.iterations,
@@ -169,42 +204,10 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
             if not env.checker: checked = None                                              # nothing to compare the judge with
             elif isinstance(judge, RuleJudge): checked = verdicts
             else: checked = checker.score_many(list(zip(chosen, trajs)))
-            row = rollout_stats(trajs, verdicts, rewards, cfg.G, checked)
-            if log: log.log(it + 1, loss=loss_v, kl=kl_v, **row)
-            if (it + 1) % cfg.checkpoint_every == 0 and it + 1 < cfg.iterations: _checkpoint(acc, model, proc, opt, ck, it + 1, cfg)
+            if log: log.log(it + 1, loss=loss_v, kl=kl_v, **rollout_stats(trajs, verdicts, rewards, cfg.G, checked))
+            if (it + 1) % cfg.checkpoint_every == 0 and it + 1 < cfg.iterations: _checkpoint(acc, model, proc, opt, _ckpt_dir(cfg), it + 1, cfg)
     finally: env.close()
     out = save_policy(acc.unwrap_model(model), proc, cfg.out_dir, {'stage': 3, 'base': cfg.base, 'iterations': cfg.iterations,
                                                                    'config': asdict(cfg)})
-    if ck.exists(): shutil.rmtree(ck)
+    if _ckpt_dir(cfg).exists(): shutil.rmtree(_ckpt_dir(cfg))
     return out
-
-def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None) -> tuple[float, float]:
-    """`updates_per_batch` optimiser steps over the turns in `items` (micro-batched); returns mean loss and KL.
-    The loss is the mean over `n_turns` turns (default: len(items)): turns left out of `items` because their advantage
-    is 0 (and beta = 0) contribute exactly 0, so leaving them out saves compute without changing the step."""
-    if not items: return 0.0, 0.0
-    n_turns = n_turns or len(items)
-    model.train()
-    olds, losses, kls = {}, [], []
-    for u in range(cfg.updates_per_batch):
-        opt.zero_grad()
-        for b in range(0, len(items), cfg.micro_batch):
-            mb = items[b:b + cfg.micro_batch]
-            tb = turn_batch(policy, [t for _, t, _ in mb], [q for q, _, _ in mb], cfg.prompt)
-            with acc.autocast(): logp = token_logps(model, tb)                           # (B, T)
-            if u == 0: olds[b] = logp.detach()
-            ref_lp = None
-            if ref is not None:
-                with torch.no_grad(): ref_lp = token_logps(ref, tb)
-            mask = tb['mask'].to(logp.device)
-            adv = torch.tensor([a for _, _, a in mb], dtype=logp.dtype, device=logp.device)
-            loss, info = grpo_loss(logp, olds[b], adv, mask, cfg.eps_clip, ref_lp, cfg.beta)
-            acc.backward(loss * len(mb) / n_turns)
-            losses.append(loss.item() * len(mb) / n_turns); kls.append(info['kl'])
-        opt.step()
-    return sum(losses) / cfg.updates_per_batch, sum(kls) / len(kls)
-
-def _checkpoint(acc, model, proc, opt, ck: Path, iteration: int, cfg):
-    "Save the model and optimiser so a killed run resumes at `iteration`."
-    save_policy(acc.unwrap_model(model), proc, ck, {'stage': 3, 'iteration': iteration, 'base': cfg.base},
-                files=lambda folder: torch.save(opt.state_dict(), folder / 'optimizer.pt'))   # weights and optimiser swap in together
