@@ -156,6 +156,7 @@ class Swipe(Action):
         object.__setattr__(self, 'coordinate', _point(self.coordinate))
         object.__setattr__(self, 'coordinate2', _point(self.coordinate2, 'coordinate2'))
 
+# %% ../nbs/00_actions.ipynb #f326102b
 @dataclass(frozen=True)
 class Type(Action):
     "Type `text` into the focused input."
@@ -230,6 +231,7 @@ def _loads(s: str):
     if isinstance(v, str): v = json.loads(v)
     return v
 
+# %% ../nbs/00_actions.ipynb #fc90e527
 def _decode_call(body: str) -> tuple[dict | None, Action | None, str | None]:
     "Decode a tool-call body into (call dict, action, error)."
     try: call = _loads(body.strip())

@@ -40,6 +40,7 @@ def cmd_train(args) -> int:
     print(f'stage {args.stage} model saved to {path}; metrics in {log.path}')
     return 0
 
+# %% ../nbs/13_cli.ipynb #eb1cb793
 def cmd_eval(args) -> int:
     "Static and online evaluation of one model (a folder or Hub id); rows appended to DIR/table.json and table.md."
     from mobile_r1.data import PromptConfig, read_dataset
@@ -79,6 +80,7 @@ def cmd_view(args) -> int:
     print(f'report written to {path} (open it in any browser)')
     return 0
 
+# %% ../nbs/13_cli.ipynb #df9ca07a
 def cmd_data_stats(args) -> int:
     "Print what a Mobile-R1-format folder holds: actions, quirks fixed, screen sizes, trajectory lengths."
     from mobile_r1.data import data_stats, stats_text
@@ -90,10 +92,8 @@ def cmd_fake_adb(args) -> int:
     return importlib.import_module('mobile_r1.fake_adb').fake_adb_main(args)
 
 # %% ../nbs/13_cli.ipynb #043b461b
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog='mobile-r1', description='Mobile-R1 in notebooks: train and evaluate phone agents.')
-    p.add_argument('--version', action='version', version=f'mobile_r1 {__version__}')
-    sub = p.add_subparsers(dest='command', required=True)
+def _add_quickstart(sub):
+    "The `quickstart` command."
     q = sub.add_parser('quickstart', help='run stages 1-3 end to end on CPU with a tiny model and SimPhone',
                        description='Build a tiny Qwen2.5-VL, generate SimPhone data, run stages 1, 2 and 3, evaluate after '
                                    'each, and write metrics.jsonl, table.md/json, trajectories/ and report.html to --out. '
@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="'tiny': the CPU quickstart, about eight minutes; 'full': stage 1 about 3x longer, about half an "
                         "hour; 'smoke': seconds, checks the plumbing only")
     q.set_defaults(func=cmd_quickstart)
+
+def _add_train(sub):
+    "The `train` command."
     t = sub.add_parser('train', help='train one stage from a given model',
                        description='Stage 1 (SFT) and 2 (action-level GRPO) train on a Mobile-R1-format folder '
                                    '(data.jsonl + images/); stage 3 (task-level GRPO) plays SimPhone episodes.')
@@ -117,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument('--phones', default='sim', help="stage 3: 'sim' (default) or adb:SERIAL[,SERIAL...][@HOST:PORT] (real phones, emulators)")
     t.add_argument('--tasks', default='train', help='stage 3: a SimPhone split (default train) or a JSONL file of instructions')
     t.set_defaults(func=cmd_train)
+
+# %% ../nbs/13_cli.ipynb #c6f49505
+def _add_eval(sub):
+    "The `eval` command."
     e = sub.add_parser('eval', help='static benchmark and online success of one model',
                        description="The paper's static columns (Accuracy, Task/Tail Success, Format/Args Errors) on a "
                                    "Mobile-R1-format split, and online task success on SimPhone; rows go to OUT/table.md.")
@@ -137,10 +144,17 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument('--first-tap', default='open', choices=['open', 'skip', 'error'], help='--data: a coordinate-less first tap (see `data stats`)')
     e.add_argument('--out', default='runs/eval', help='folder for table.md / table.json (rows are appended)')
     e.set_defaults(func=cmd_eval)
+
+def _add_view(sub):
+    "The `view` command."
     v = sub.add_parser('view', help="write a run's report.html (curves, table, trajectory viewer)",
                        description='Rebuild DIR/report.html from DIR/metrics.jsonl, DIR/table.json and DIR/trajectories/.')
     v.add_argument('dir', help='a quickstart or eval output folder')
     v.set_defaults(func=cmd_view)
+
+# %% ../nbs/13_cli.ipynb #711e274d
+def _add_data(sub):
+    "The `data` command."
     dp = sub.add_parser('data', help='inspect a Mobile-R1-format folder (the release, or SimPhone data)',
                         description='Tools for Mobile-R1-format folders (data.jsonl + images/).')
     dsub = dp.add_subparsers(dest='data_command', required=True)
@@ -153,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a coordinate-less tap on a first step: read as opening the record's app (default), skip it, or refuse")
     ds.add_argument('--json', action='store_true', help='print the counts as JSON')
     ds.set_defaults(func=cmd_data_stats)
+
+def _add_fake_adb(sub):
+    "The `fake-adb` command."
     f = sub.add_parser('fake-adb', help='serve SimPhone over the adb protocol (adb, adbutils and AdbPhone drive it)',
                        description='An adb server on 127.0.0.1 whose device is a SimPhone; stop it with Ctrl-C or adb kill-server.')
     f.add_argument('--port', type=int, default=5037, help='port to listen on (default: 5037, the adb default)')
@@ -162,8 +179,17 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument('--seed', type=int, default=None, help='episode seed (default: random)')
     f.add_argument('--no-adb-keyboard', action='store_true', help='serve a phone without ADB Keyboard installed')
     f.set_defaults(func=cmd_fake_adb)
+
+# %% ../nbs/13_cli.ipynb #e3c5db32
+def build_parser() -> argparse.ArgumentParser:
+    "The `mobile-r1` command line: one sub-command per task."
+    p = argparse.ArgumentParser(prog='mobile-r1', description='Mobile-R1 in notebooks: train and evaluate phone agents.')
+    p.add_argument('--version', action='version', version=f'mobile_r1 {__version__}')
+    sub = p.add_subparsers(dest='command', required=True)
+    for add in (_add_quickstart, _add_train, _add_eval, _add_view, _add_data, _add_fake_adb): add(sub)
     return p
 
+# %% ../nbs/13_cli.ipynb #9722dd7e
 def main(argv=None) -> int:
     "Entry point of the `mobile-r1` console script; bad input ends with its message and status 2, not a traceback."
     import os

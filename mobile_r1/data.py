@@ -86,6 +86,7 @@ class Step:
         "The canonical answer (thought, sentence, `action` or the step's own); a missing thought falls back to the subtask."
         return format_response(self.thought or self.subtask or self.sentence(), self.sentence(), action or self.action)
 
+# %% ../nbs/02_data.ipynb #36f12c2d
 @dataclass
 class Episode:
     "One trajectory."
@@ -130,6 +131,7 @@ def _args_of(raw) -> dict:
     if not isinstance(args, dict): raise ValueError(f'action arguments must be a JSON object, got {type(args).__name__}')
     return dict(args)
 
+# %% ../nbs/02_data.ipynb #dbb7a4a5
 def parse_action(raw, app: str | None = None) -> tuple[Action, tuple]:
     "An `Action` from a record's `action` field and the notes of the quirks fixed. `app`: open it for a coordinate-less tap."
     args, notes = _args_of(raw), []
@@ -161,6 +163,7 @@ def decode_response(resp: str) -> tuple[str, tuple]:
     body = '\n' + json.dumps(call, ensure_ascii=False) + '\n'
     return resp[:m.start(1)] + body + resp[m.end(1):], ('response: double-encoded tool call decoded',)
 
+# %% ../nbs/02_data.ipynb #77ce022f
 def record_to_episode(rec: dict, root: Path | None = None, first_tap: str = 'open') -> Episode:
     "An `Episode` from one decoded `data.jsonl` record; `ValueError` names the bad field and step."
     if first_tap not in FIRST_TAP: raise ValueError(f'first_tap must be one of {", ".join(FIRST_TAP)}, got {first_tap!r}')
@@ -192,6 +195,7 @@ def _jsonl(path: Path) -> tuple[Path, Path]:
     if not f.exists(): raise FileNotFoundError(f'{f} not found: give a folder holding data.jsonl (and images/), or the .jsonl file')
     return f, f.parent
 
+# %% ../nbs/02_data.ipynb #87c1da17
 def iter_episodes(path, first_tap: str = 'open') -> Iterator[Episode]:
     "Episodes of a dataset folder (or a .jsonl file), one per non-blank line; `DataFormatError` names file and line."
     f, root = _jsonl(path)
@@ -251,6 +255,7 @@ def atomic_write(path, data: bytes | str):
         if os.path.exists(tmp): os.unlink(tmp)
         raise
 
+# %% ../nbs/02_data.ipynb #61bb465a
 @contextmanager
 def atomic_dir(out) -> Iterator[Path]:
     "Build a folder under a temporary name beside `out`; on success it replaces `out` whole, on error it is removed."
@@ -336,6 +341,7 @@ def history_text(ep: Episode, i: int, cfg: PromptConfig = PromptConfig()) -> str
     "The history block of step `i` of `ep` (its previous steps' sentences)."
     return format_history([s.sentence() for s in ep.steps[:i]], cfg)
 
+# %% ../nbs/02_data.ipynb #a953f501
 def prompt_messages(instruction: str, history: str, system: str | None = None) -> list[dict]:
     "The 'mobile-r1' chat prompt of one step: the system prompt (with the instruction), then the screenshot and history."
     return [{'role': 'system', 'content': [{'type': 'text', 'text': system or system_prompt(instruction)}]},

@@ -43,6 +43,7 @@ from adbutils.errors import AdbError
 from .actions import (Action, Click, LongPress, Swipe, Type, SystemButton, Open, Wait, Terminate, Key,
                                parse_response)
 from .sim.apps import APPS, tr
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['KEYCODES', 'BUTTON_KEYS', 'ANDROID_APPS', 'DEFAULT_PACKAGES', 'ADB_IME', 'SIM_RESET', 'Phone', 'key_name',
@@ -186,6 +187,7 @@ def _changed(a: Image.Image, b: Image.Image) -> float:
     ga, gb = (im.convert('L').resize(size, Image.BILINEAR).tobytes() for im in (a, b))
     return sum(abs(x - y) > 8 for x, y in zip(ga, gb)) / len(ga)
 
+# %% ../nbs/04_device.ipynb #3a30fe7b
 class AdbPhone:
     "A real phone or emulator over adb, with SimPhone's `reset`/`step` (see the table at the top)."
     def __init__(self, serial: str | None = None, host: str = '127.0.0.1', port: int = 5037,
@@ -205,19 +207,15 @@ class AdbPhone:
         self.task, self.steps, self.done, self._event, self._error = None, 0, False, 'connected', None
         self._has_kb, self._prev_ime = None, None
         self._size = self.read_screen_size()
-
     def __repr__(self): return f'AdbPhone(serial={self.serial!r}, screen_size={self._size})'
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
-
     # --- the shell ---------------------------------------------------------------------------------------
     def sh(self, *cmds: Sequence[str]) -> str:
         "Run argv lists in the device shell (every word quoted); their output."
         return self.device.shell(shell_line(*cmds), timeout=self.timeout_s)
-
     @property
     def screen_size(self) -> tuple[int, int]: return self._size
-
     def read_screen_size(self) -> tuple[int, int]:
         "(w, h) as the screen is now: `wm size`, swapped when the display is rotated a quarter turn."
         w, h = parse_wm_size(self.sh(['wm', 'size']))
@@ -225,129 +223,146 @@ class AdbPhone:
         if rot is None: rot = parse_rotation(self.sh(['dumpsys', 'window', 'displays'])) or 0
         return (h, w) if rot % 2 else (w, h)
 
-    def screenshot(self) -> Image.Image:
-        "The screen as an RGB image of `screen_size` (`screencap -p` over exec-out); `AdbPhoneError` if it is not a PNG."
-        try:
-            with self.device.open_transport(timeout=self.timeout_s) as c:
-                c.send_command('exec:screencap -p'); c.check_okay()
-                png = c.read_until_close(encoding=None)
-        except AdbError: png = self.device.shell(['screencap', '-p'], encoding=None, timeout=self.timeout_s)  # no exec: (Android < 5)
-        try: img = Image.open(io.BytesIO(png)); img.load()
-        except OSError:
-            raise AdbPhoneError(f'`screencap -p` returned {len(png)} bytes that are not a PNG ({png[:40]!r}): wake and unlock '
-                                'the phone; some apps block screenshots (FLAG_SECURE); check `adb exec-out screencap -p > s.png`') from None
-        img = img.convert('RGB')
-        if img.size != self._size: self._size = self.read_screen_size()      # the phone turned
-        return img if img.size == self._size else img.resize(self._size, Image.BICUBIC)
+# %% ../nbs/04_device.ipynb #d0d49d86
+@patch
+def screenshot(self: AdbPhone) -> Image.Image:
+    "The screen as an RGB image of `screen_size` (`screencap -p` over exec-out); `AdbPhoneError` if it is not a PNG."
+    try:
+        with self.device.open_transport(timeout=self.timeout_s) as c:
+            c.send_command('exec:screencap -p'); c.check_okay()
+            png = c.read_until_close(encoding=None)
+    except AdbError: png = self.device.shell(['screencap', '-p'], encoding=None, timeout=self.timeout_s)  # no exec: (Android < 5)
+    try: img = Image.open(io.BytesIO(png)); img.load()
+    except OSError:
+        raise AdbPhoneError(f'`screencap -p` returned {len(png)} bytes that are not a PNG ({png[:40]!r}): wake and unlock '
+                            'the phone; some apps block screenshots (FLAG_SECURE); check `adb exec-out screencap -p > s.png`') from None
+    img = img.convert('RGB')
+    if img.size != self._size: self._size = self.read_screen_size()      # the phone turned
+    return img if img.size == self._size else img.resize(self._size, Image.BICUBIC)
 
-    def wait_settled(self) -> Image.Image:
-        "Screenshots `settle_s` apart until two in a row are alike (within `settle_tol`) or `settle_timeout_s` passes."
-        end, last = time.monotonic() + self.settle_timeout_s, self.screenshot()
-        while time.monotonic() < end:
-            time.sleep(self.settle_s)
-            shot = self.screenshot()
-            if _changed(last, shot) <= self.settle_tol: return shot
-            last = shot
-        return last
+@patch
+def wait_settled(self: AdbPhone) -> Image.Image:
+    "Screenshots `settle_s` apart until two in a row are alike (within `settle_tol`) or `settle_timeout_s` passes."
+    end, last = time.monotonic() + self.settle_timeout_s, self.screenshot()
+    while time.monotonic() < end:
+        time.sleep(self.settle_s)
+        shot = self.screenshot()
+        if _changed(last, shot) <= self.settle_tol: return shot
+        last = shot
+    return last
 
-    def current_package(self) -> str | None: return parse_focus(self.sh(['dumpsys', 'window']))
+@patch
+def current_package(self: AdbPhone) -> str | None: return parse_focus(self.sh(['dumpsys', 'window']))
 
-    def observe(self, settle: bool = True) -> tuple[dict, dict]:
-        "The current (obs, info), after the screen settles; `info['elements']` is empty (a phone gives no boxes)."
-        shot = self.wait_settled() if settle else self.screenshot()
-        pkg = self.current_package()
-        app = None if pkg is None or is_launcher(pkg) else (app_of_package(self.packages, pkg) or pkg)
-        obs = {'screenshot': shot, 'screen_size': shot.size, 'app': app, 'screen': None}
-        return obs, {'elements': [], 'popup': None, 'event': self._event, 'error': self._error, 'steps': self.steps, 'package': pkg}
+@patch
+def observe(self: AdbPhone, settle: bool = True) -> tuple[dict, dict]:
+    "The current (obs, info), after the screen settles; `info['elements']` is empty (a phone gives no boxes)."
+    shot = self.wait_settled() if settle else self.screenshot()
+    pkg = self.current_package()
+    app = None if pkg is None or is_launcher(pkg) else (app_of_package(self.packages, pkg) or pkg)
+    obs = {'screenshot': shot, 'screen_size': shot.size, 'app': app, 'screen': None}
+    return obs, {'elements': [], 'popup': None, 'event': self._event, 'error': self._error, 'steps': self.steps, 'package': pkg}
 
-    # --- actions -----------------------------------------------------------------------------------------
-    def _point(self, pt) -> list[str]:
-        (x, y), (w, h) = pt, self._size
-        if not (0 <= x < w and 0 <= y < h): raise _Refused(f'point {list(pt)} is off the {w}x{h} screen')
-        return [str(x), str(y)]
+# %% ../nbs/04_device.ipynb #d9503d85
+# --- actions -----------------------------------------------------------------------------------------
+@patch
+def _point(self: AdbPhone, pt) -> list[str]:
+    (x, y), (w, h) = pt, self._size
+    if not (0 <= x < w and 0 <= y < h): raise _Refused(f'point {list(pt)} is off the {w}x{h} screen')
+    return [str(x), str(y)]
 
-    def type_text(self, text: str) -> str:
-        "Type into the focused field: ADB Keyboard when it is there (any text, replaces), else `input text` (ASCII, appends)."
-        if self.adb_keyboard is not False and self._keyboard_installed():
-            self._use_ime(ADB_IME)
-            b64 = base64.b64encode(text.encode('utf-8')).decode('ascii')
-            self.sh(['am', 'broadcast', '-a', 'ADB_CLEAR_TEXT'], ['am', 'broadcast', '-a', 'ADB_INPUT_B64', '--es', 'msg', b64])
-            return 'typed with ADB Keyboard'
-        if self.adb_keyboard: raise AdbPhoneError('adb_keyboard=True but ADB Keyboard is not installed: install ADBKeyboard.apk '
-                                                  '(github.com/senzhk/ADBKeyBoard) with `adb install`')
-        try: arg = input_text_arg(text)
-        except ValueError as e:
-            raise AdbPhoneError(f'{e}. Install ADB Keyboard (github.com/senzhk/ADBKeyBoard: `adb install ADBKeyboard.apk`) '
-                                'and keep adb_keyboard=None') from None
-        if arg: self.sh(['input', 'text', arg])
-        return 'typed with input text'
+@patch
+def type_text(self: AdbPhone, text: str) -> str:
+    "Type into the focused field: ADB Keyboard when it is there (any text, replaces), else `input text` (ASCII, appends)."
+    if self.adb_keyboard is not False and self._keyboard_installed():
+        self._use_ime(ADB_IME)
+        b64 = base64.b64encode(text.encode('utf-8')).decode('ascii')
+        self.sh(['am', 'broadcast', '-a', 'ADB_CLEAR_TEXT'], ['am', 'broadcast', '-a', 'ADB_INPUT_B64', '--es', 'msg', b64])
+        return 'typed with ADB Keyboard'
+    if self.adb_keyboard: raise AdbPhoneError('adb_keyboard=True but ADB Keyboard is not installed: install ADBKeyboard.apk '
+                                              '(github.com/senzhk/ADBKeyBoard) with `adb install`')
+    try: arg = input_text_arg(text)
+    except ValueError as e:
+        raise AdbPhoneError(f'{e}. Install ADB Keyboard (github.com/senzhk/ADBKeyBoard: `adb install ADBKeyboard.apk`) '
+                            'and keep adb_keyboard=None') from None
+    if arg: self.sh(['input', 'text', arg])
+    return 'typed with input text'
 
-    def _keyboard_installed(self) -> bool:
-        if self._has_kb is None: self._has_kb = ADB_IME in self.sh(['ime', 'list', '-a', '-s']).split()
-        return self._has_kb
+@patch
+def _keyboard_installed(self: AdbPhone) -> bool:
+    if self._has_kb is None: self._has_kb = ADB_IME in self.sh(['ime', 'list', '-a', '-s']).split()
+    return self._has_kb
 
-    def _use_ime(self, ime: str):
-        cur = self.sh(['settings', 'get', 'secure', 'default_input_method']).strip()
-        if cur == ime: return
-        if self._prev_ime is None: self._prev_ime = cur
-        self.sh(['ime', 'enable', ime], ['ime', 'set', ime])
+@patch
+def _use_ime(self: AdbPhone, ime: str):
+    cur = self.sh(['settings', 'get', 'secure', 'default_input_method']).strip()
+    if cur == ime: return
+    if self._prev_ime is None: self._prev_ime = cur
+    self.sh(['ime', 'enable', ime], ['ime', 'set', ime])
 
-    def open_app(self, name: str) -> str:
-        "Start app `name` through the package map; `_Refused` when it has no package or does not start."
-        pkg = find_package(self.packages, name)
-        if pkg is None: raise _Refused(f'no package known for app {name!r}: add it with AdbPhone(packages={{...}})')
-        if '/' in pkg: out = self.sh(['am', 'start', '-n', pkg])
-        else: out = self.sh(['monkey', '-p', pkg, '-c', 'android.intent.category.LAUNCHER', '1'])
-        if re.search(r'No activities found|monkey aborted|Error', out):
-            raise _Refused(f'{name} ({pkg}) did not start: is it installed? (`adb shell pm list packages {pkg}`)')
-        return f'opened {name}'
+# %% ../nbs/04_device.ipynb #a51363ff
+@patch
+def open_app(self: AdbPhone, name: str) -> str:
+    "Start app `name` through the package map; `_Refused` when it has no package or does not start."
+    pkg = find_package(self.packages, name)
+    if pkg is None: raise _Refused(f'no package known for app {name!r}: add it with AdbPhone(packages={{...}})')
+    if '/' in pkg: out = self.sh(['am', 'start', '-n', pkg])
+    else: out = self.sh(['monkey', '-p', pkg, '-c', 'android.intent.category.LAUNCHER', '1'])
+    if re.search(r'No activities found|monkey aborted|Error', out):
+        raise _Refused(f'{name} ({pkg}) did not start: is it installed? (`adb shell pm list packages {pkg}`)')
+    return f'opened {name}'
 
-    def _apply(self, a: Action) -> str:
-        if isinstance(a, Click): self.sh(['input', 'tap', *self._point(a.coordinate)]); return f'tapped {list(a.coordinate)}'
-        if isinstance(a, LongPress):
-            p = self._point(a.coordinate)
-            self.sh(['input', 'swipe', *p, *p, str(int(min(a.time, self.max_wait_s) * 1000))]); return f'long-pressed {list(a.coordinate)}'
-        if isinstance(a, Swipe):
-            self.sh(['input', 'swipe', *self._point(a.coordinate), *self._point(a.coordinate2), str(self.swipe_ms)])
-            return f'swiped {list(a.coordinate)} → {list(a.coordinate2)}'
-        if isinstance(a, Type): return self.type_text(a.text)
-        if isinstance(a, (SystemButton, Key)):
-            try: name = key_name(BUTTON_KEYS[a.button] if isinstance(a, SystemButton) else a.text)
-            except ValueError as e: raise _Refused(str(e)) from None
-            self.sh(['input', 'keyevent', name]); return f'pressed {name}'
-        if isinstance(a, Open): return self.open_app(a.text)
-        if isinstance(a, Wait): time.sleep(min(a.time, self.max_wait_s)); return 'waited'
-        if isinstance(a, Terminate): self.done = True; return f'terminated: {a.status}'
-        raise _Refused(f'AdbPhone cannot carry out {a!r}')
+@patch
+def _apply(self: AdbPhone, a: Action) -> str:
+    if isinstance(a, Click): self.sh(['input', 'tap', *self._point(a.coordinate)]); return f'tapped {list(a.coordinate)}'
+    if isinstance(a, LongPress):
+        p = self._point(a.coordinate)
+        self.sh(['input', 'swipe', *p, *p, str(int(min(a.time, self.max_wait_s) * 1000))]); return f'long-pressed {list(a.coordinate)}'
+    if isinstance(a, Swipe):
+        self.sh(['input', 'swipe', *self._point(a.coordinate), *self._point(a.coordinate2), str(self.swipe_ms)])
+        return f'swiped {list(a.coordinate)} → {list(a.coordinate2)}'
+    if isinstance(a, Type): return self.type_text(a.text)
+    if isinstance(a, (SystemButton, Key)):
+        try: name = key_name(BUTTON_KEYS[a.button] if isinstance(a, SystemButton) else a.text)
+        except ValueError as e: raise _Refused(str(e)) from None
+        self.sh(['input', 'keyevent', name]); return f'pressed {name}'
+    if isinstance(a, Open): return self.open_app(a.text)
+    if isinstance(a, Wait): time.sleep(min(a.time, self.max_wait_s)); return 'waited'
+    if isinstance(a, Terminate): self.done = True; return f'terminated: {a.status}'
+    raise _Refused(f'AdbPhone cannot carry out {a!r}')
 
-    # --- the Phone protocol --------------------------------------------------------------------------------
-    def reset(self, task=None, seed: int | None = None) -> tuple[dict, dict]:
-        "Force-stop the mapped apps and go home (a phone's app data stays); the fake adb server also resets its SimPhone."
-        stops = [['am', 'force-stop', p] for p in sorted({p.split('/')[0] for p in self.packages.values()})]
-        sim = ['am', 'broadcast', '-a', SIM_RESET]
-        tid = getattr(task, 'id', None)                  # a SimPhone task id (also an InstructionTask's optional id)
-        if tid: sim += ['--es', 'task', str(tid)]
-        if seed is not None: sim += ['--ei', 'seed', str(int(seed))]
-        self.sh(*stops, ['input', 'keyevent', 'KEYCODE_HOME'], sim)
-        self._size = self.read_screen_size()
-        self.task, self.steps, self.done, self._event, self._error = task, 0, False, 'reset', None
-        return self.observe()
+# %% ../nbs/04_device.ipynb #59da4487
+# --- the Phone protocol --------------------------------------------------------------------------------
+@patch
+def reset(self: AdbPhone, task=None, seed: int | None = None) -> tuple[dict, dict]:
+    "Force-stop the mapped apps and go home (a phone's app data stays); the fake adb server also resets its SimPhone."
+    stops = [['am', 'force-stop', p] for p in sorted({p.split('/')[0] for p in self.packages.values()})]
+    sim = ['am', 'broadcast', '-a', SIM_RESET]
+    tid = getattr(task, 'id', None)                  # a SimPhone task id (also an InstructionTask's optional id)
+    if tid: sim += ['--es', 'task', str(tid)]
+    if seed is not None: sim += ['--ei', 'seed', str(int(seed))]
+    self.sh(*stops, ['input', 'keyevent', 'KEYCODE_HOME'], sim)
+    self._size = self.read_screen_size()
+    self.task, self.steps, self.done, self._event, self._error = task, 0, False, 'reset', None
+    return self.observe()
 
-    def step(self, action: Action | str) -> tuple[dict, float, bool, bool, dict]:
-        "Carry out one action (or a raw answer, parsed); reward 0.0: a real phone has no checker, the judge scores."
-        if self.done: raise RuntimeError('the episode has ended (terminate was called): call reset() first')
-        if isinstance(action, str):
-            p = parse_response(action)
-            action = p.action if p.action is not None else p.error or 'unparseable answer'
-        self.steps += 1
-        self._event, self._error = 'nothing', None
-        if not isinstance(action, Action): self._error = f'invalid action: {action}'
-        else:
-            try: self._event = self._apply(action)
-            except _Refused as e: self._error = str(e)
-        obs, info = self.observe()
-        return obs, 0.0, self.done, not self.done and self.steps >= self.max_steps, info
+@patch
+def step(self: AdbPhone, action: Action | str) -> tuple[dict, float, bool, bool, dict]:
+    "Carry out one action (or a raw answer, parsed); reward 0.0: a real phone has no checker, the judge scores."
+    if self.done: raise RuntimeError('the episode has ended (terminate was called): call reset() first')
+    if isinstance(action, str):
+        p = parse_response(action)
+        action = p.action if p.action is not None else p.error or 'unparseable answer'
+    self.steps += 1
+    self._event, self._error = 'nothing', None
+    if not isinstance(action, Action): self._error = f'invalid action: {action}'
+    else:
+        try: self._event = self._apply(action)
+        except _Refused as e: self._error = str(e)
+    obs, info = self.observe()
+    return obs, 0.0, self.done, not self.done and self.steps >= self.max_steps, info
 
-    def close(self):
-        "Give back the keyboard the phone had before ADB Keyboard was switched on."
-        if self._prev_ime: self.sh(['ime', 'set', self._prev_ime]); self._prev_ime = None
+@patch
+def close(self: AdbPhone):
+    "Give back the keyboard the phone had before ADB Keyboard was switched on."
+    if self._prev_ime: self.sh(['ime', 'set', self._prev_ime]); self._prev_ime = None

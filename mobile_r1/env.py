@@ -80,6 +80,7 @@ def _adb_spec(spec: str) -> tuple[list[str], str, int]:
 
 SIM_SPLITS = ('train', 'held_out', 'unseen_apps')   # SimPhone's split names (mobile_r1.sim.tasks.SPLITS; checked below)
 
+# %% ../nbs/06a_env.ipynb #8c36c674
 def make_env(phones: str = 'sim', tasks: str = 'train', world: Sequence[str] | None = None, level: int = 0,
              popup_prob: float = 0.1, max_turns: int = 10) -> Env:
     "An `Env` from a phone spec (`'sim'` or `'adb:SERIAL[,SERIAL...][@HOST:PORT]'`) and a task spec (a SimPhone split or a JSONL file)."

@@ -57,6 +57,7 @@ def _pct(xs) -> float | None:
     xs = list(xs)
     return round(100 * sum(xs) / len(xs), 2) if xs else None
 
+# %% ../nbs/11_evaluate.ipynb #76e6dad4
 def score_steps(golds: Sequence[Gold], preds: Sequence[Parsed]) -> dict:
     "The paper's static columns for predictions `preds` of steps `golds` (same order)."
     if len(golds) != len(preds): raise ValueError(f'{len(golds)} golden steps but {len(preds)} predictions')
@@ -193,6 +194,7 @@ def table_markdown(rows: Sequence[dict]) -> str:
     lines += ['| ' + ' | '.join(cell_text(r, c) for c in SHOWN_COLUMNS) + ' |' for r in rows]
     return '\n'.join(lines) + '\n'
 
+# %% ../nbs/11_evaluate.ipynb #0298099e
 def write_table(rows: Sequence[dict], out_dir: str | Path) -> tuple[Path, Path]:
     "Write `table.json` ({'rows': [...]}) and `table.md` to `out_dir`, atomically."
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)

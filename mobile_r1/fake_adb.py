@@ -26,6 +26,7 @@ import base64, io, shlex, socket, socketserver, sys, threading
 from .actions import Click, LongPress, Swipe, Type, SystemButton, Key, Open
 from .device import BUTTON_KEYS, ADB_IME, SIM_RESET, key_name, sim_packages
 from .sim import SimPhone, SimConfig, get_task
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['LAUNCHER', 'LATIN_IME', 'PROPS', 'COMMANDS', 'ADB_VERSION', 'FEATURES', 'split_shell', 'FakeDevice', 'read_request',
@@ -72,6 +73,7 @@ def _intent(args) -> dict:
             out['extras'][k] = int(v) if a == '--ei' else v
     return out
 
+# %% ../nbs/04a_fake_adb.ipynb #3d14ef61
 class FakeDevice:
     "One SimPhone behind a serial: what a fake adbd keeps (keyboards, a log of every command)."
     def __init__(self, phone: SimPhone, serial: str, adb_keyboard: bool = True):
@@ -86,7 +88,6 @@ class FakeDevice:
         self.app_of = {p: n for n, p in self.package_of.items()}
         try: phone.observe()
         except AttributeError: phone.reset()     # a SimPhone never reset: switch it on, as a phone is
-
     def shell(self, line: str) -> tuple[bytes, bytes, int]:
         "Interpret a shell line: (stdout, stderr, exit code). Nothing is executed."
         with self.lock:
@@ -104,128 +105,144 @@ class FakeDevice:
                     except Exception as x: o, e, self.last_code = '', f'Error: {type(x).__name__}: {x}\n', 1   # bad arguments
                 out.append(o if isinstance(o, bytes) else o.encode()); err.append(e.encode())
             return b''.join(out), b''.join(err), self.last_code
-
     # --- what the phone does ------------------------------------------------------------------------------
     def act(self, action):
         *_, info = self.phone.step(action)
         self.events.append((info['event'], info['error']))
         return '', '', 0
-
     def type(self, text: str):
         st = self.phone.state
         return self.act(Type(st.fields.get(st.focus, '') + text if st.focus else text))
 
-    def _screencap(self, args):
-        if '-p' not in args: return '', 'the fake screencap writes PNG only: use screencap -p\n', 1
-        buf = io.BytesIO(); self.phone.observe()[0]['screenshot'].save(buf, 'PNG')
-        return buf.getvalue(), '', 0
+# %% ../nbs/04a_fake_adb.ipynb #8852bb09
+@patch
+def _screencap(self: FakeDevice, args):
+    if '-p' not in args: return '', 'the fake screencap writes PNG only: use screencap -p\n', 1
+    buf = io.BytesIO(); self.phone.observe()[0]['screenshot'].save(buf, 'PNG')
+    return buf.getvalue(), '', 0
 
-    def _wm(self, args):
-        w, h = self.phone.screen_size
-        if args[:1] == ['size']: return f'Physical size: {w}x{h}\n', '', 0
-        if args[:1] == ['density']: return f'Physical density: {round(160 * self.phone.cfg.scale)}\n', '', 0
-        return '', f'wm: unsupported by the fake: {args}\n', 1
+@patch
+def _wm(self: FakeDevice, args):
+    w, h = self.phone.screen_size
+    if args[:1] == ['size']: return f'Physical size: {w}x{h}\n', '', 0
+    if args[:1] == ['density']: return f'Physical density: {round(160 * self.phone.cfg.scale)}\n', '', 0
+    return '', f'wm: unsupported by the fake: {args}\n', 1
 
-    def _input(self, args):
-        a = list(args)
-        if a and a[0] in ('touchscreen', 'touchpad', 'keyboard', 'mouse', 'stylus', 'dpad', 'gamepad'): a = a[1:]
-        if a[:1] == ['-d']: a = a[2:]
-        sub, rest = (a[0], a[1:]) if a else ('', [])
-        if sub == 'tap': return self.act(Click(_nums(rest, 2)))
-        if sub in ('swipe', 'draganddrop'):
-            x1, y1, x2, y2 = _nums(rest, 4)
-            ms = int(rest[4]) if len(rest) > 4 else 300
-            return self.act(LongPress((x1, y1), ms / 1000) if (x1, y1) == (x2, y2) else Swipe((x1, y1), (x2, y2)))
-        if sub == 'text':
-            text = rest[0].replace('%s', ' ')
-            if any(not ' ' <= c <= '~' for c in text):   # Android's `input text` cannot map these to keys either
-                return '', "Exception occurred while executing 'text':\njava.lang.NullPointerException\n", 255
-            return self.type(text)
-        if sub == 'keyevent':
-            for k in rest:
-                if not k.startswith('--'): self._key(k)
-            return '', '', 0
-        return '', f'Error: unknown input command {sub!r}\n', 1
-
-    def _key(self, k):
-        name = key_name(k).removeprefix('KEYCODE_')
-        button = {v: b for b, v in BUTTON_KEYS.items()}.get(name)
-        st = self.phone.state
-        if button: return self.act(SystemButton(button))
-        if name == 'DEL' and st.focus: return self.act(Type(st.fields.get(st.focus, '')[:-1]))
-        return self.act(Key(name.lower()))
-
-    def _am(self, args):
-        sub, it = (args[0], _intent(args[1:])) if args else ('', {})
-        if sub == 'force-stop':
-            if self.phone.state.app and self.package_of[self.phone.state.app] == args[-1]: self.phone.go_home()
-            return '', '', 0
-        if sub in ('start', 'start-activity'):
-            comp = it.get('-n', it.get('-p', ''))
-            app = self.app_of.get(comp.split('/')[0])
-            if app is None: return f'Starting: Intent {{ cmp={comp} }}\n', f'Error: Activity class {{{comp}}} does not exist.\n', 1
-            self.act(Open(app))
-            return f'Starting: Intent {{ cmp={comp} }}\n', '', 0
-        if sub == 'broadcast': return self._broadcast(it)
-        return '', f'am: unsupported by the fake: {sub}\n', 1
-
-    def _broadcast(self, it):
-        act, ex = it.get('-a', ''), it['extras']
-        if act == SIM_RESET:
-            self.phone.reset(get_task(ex['task']) if 'task' in ex else None, seed=ex.get('seed'))
-        elif act.startswith('ADB_') and self.ime == ADB_IME:     # ADB Keyboard hears these only while selected
-            if act == 'ADB_CLEAR_TEXT' and self.phone.state.focus: self.phone.state.fields[self.phone.state.focus] = ''
-            elif act == 'ADB_INPUT_B64': self.type(base64.b64decode(ex.get('msg', ''), validate=True).decode('utf-8'))
-            elif act == 'ADB_INPUT_TEXT': self.type(ex.get('msg', ''))
-        return f'Broadcasting: Intent {{ act={act} flg=0x400000 }}\nBroadcast completed: result=0\n', '', 0
-
-    def _monkey(self, args):
-        pkg = args[args.index('-p') + 1] if '-p' in args else ''
-        if pkg not in self.app_of: return '', '** No activities found to run, monkey aborted.\n', 252
-        self.act(Open(self.app_of[pkg]))
-        return 'Events injected: 1\n', '', 0
-
-    def _dumpsys(self, args):
-        app = self.phone.state.app
-        comp = f'{self.package_of[app]}/.MainActivity' if app else LAUNCHER
-        what, r = (args[0] if args else ''), self.rotation
-        if what == 'window': return (f'WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{4e2a1c u0 {comp}}}\n'
-                                     f'  mFocusedApp=ActivityRecord{{8f3b2d u0 {comp} t12}}\n  mCurrentRotation=ROTATION_{90 * r}\n', '', 0)
-        if what == 'input': return f'INPUT MANAGER (dumpsys input)\n  Viewport INTERNAL: displayId=0, orientation={r}\n    SurfaceOrientation: {r}\n', '', 0
-        if what == 'display': return f'DISPLAY MANAGER (dumpsys display)\n  mViewports=[DisplayViewport{{type=INTERNAL, orientation={r}}}]\n', '', 0
-        if what == 'activity': return f'  mResumedActivity: ActivityRecord{{8f3b2d u0 {comp} t12}}\n', '', 0
-        return f"Can't find service: {what}\n", '', 0
-
-    def _getprop(self, args):
-        props = {**PROPS, 'ro.serialno': self.serial}
-        if args: return props.get(args[0], '') + '\n', '', 0
-        return ''.join(f'[{k}]: [{v}]\n' for k, v in props.items()), '', 0
-
-    def _settings(self, args):
-        if args[:1] == ['get']: return (self.ime if args[-1] == 'default_input_method' else 'null') + '\n', '', 0
+@patch
+def _input(self: FakeDevice, args):
+    a = list(args)
+    if a and a[0] in ('touchscreen', 'touchpad', 'keyboard', 'mouse', 'stylus', 'dpad', 'gamepad'): a = a[1:]
+    if a[:1] == ['-d']: a = a[2:]
+    sub, rest = (a[0], a[1:]) if a else ('', [])
+    if sub == 'tap': return self.act(Click(_nums(rest, 2)))
+    if sub in ('swipe', 'draganddrop'):
+        x1, y1, x2, y2 = _nums(rest, 4)
+        ms = int(rest[4]) if len(rest) > 4 else 300
+        return self.act(LongPress((x1, y1), ms / 1000) if (x1, y1) == (x2, y2) else Swipe((x1, y1), (x2, y2)))
+    if sub == 'text':
+        text = rest[0].replace('%s', ' ')
+        if any(not ' ' <= c <= '~' for c in text):   # Android's `input text` cannot map these to keys either
+            return '', "Exception occurred while executing 'text':\njava.lang.NullPointerException\n", 255
+        return self.type(text)
+    if sub == 'keyevent':
+        for k in rest:
+            if not k.startswith('--'): self._key(k)
         return '', '', 0
+    return '', f'Error: unknown input command {sub!r}\n', 1
 
-    def _ime(self, args):
-        sub, ids = (args[0] if args else ''), [a for a in args[1:] if not a.startswith('-')]
-        if sub == 'list': return ''.join(i + '\n' for i in (self.installed if '-a' in args else self.enabled)), '', 0
-        if sub in ('enable', 'set') and (not ids or ids[0] not in self.installed):
-            return '', f'Unknown input method {ids[0] if ids else ""} cannot be enabled for user #0\n', 1
-        if sub == 'enable':
-            if ids[0] not in self.enabled: self.enabled.append(ids[0])
-            return f'Input method {ids[0]}: now enabled for user #0\n', '', 0
-        if sub == 'set':
-            if ids[0] not in self.enabled: return '', f'Input method {ids[0]} is not enabled\n', 1
-            self.ime = ids[0]
-            return f'Input method {ids[0]} selected for user #0\n', '', 0
-        return '', f'ime: unsupported by the fake: {sub}\n', 1
+# %% ../nbs/04a_fake_adb.ipynb #044b55fd
+@patch
+def _key(self: FakeDevice, k):
+    name = key_name(k).removeprefix('KEYCODE_')
+    button = {v: b for b, v in BUTTON_KEYS.items()}.get(name)
+    st = self.phone.state
+    if button: return self.act(SystemButton(button))
+    if name == 'DEL' and st.focus: return self.act(Type(st.fields.get(st.focus, '')[:-1]))
+    return self.act(Key(name.lower()))
 
-    def _echo(self, args): return ' '.join(a.replace('$?', str(self.last_code)) for a in args) + '\n', '', 0
+@patch
+def _am(self: FakeDevice, args):
+    sub, it = (args[0], _intent(args[1:])) if args else ('', {})
+    if sub == 'force-stop':
+        if self.phone.state.app and self.package_of[self.phone.state.app] == args[-1]: self.phone.go_home()
+        return '', '', 0
+    if sub in ('start', 'start-activity'):
+        comp = it.get('-n', it.get('-p', ''))
+        app = self.app_of.get(comp.split('/')[0])
+        if app is None: return f'Starting: Intent {{ cmp={comp} }}\n', f'Error: Activity class {{{comp}}} does not exist.\n', 1
+        self.act(Open(app))
+        return f'Starting: Intent {{ cmp={comp} }}\n', '', 0
+    if sub == 'broadcast': return self._broadcast(it)
+    return '', f'am: unsupported by the fake: {sub}\n', 1
 
-    def _pm(self, args):
-        if args[:2] != ['list', 'packages']: return '', f'pm: unsupported by the fake: {args}\n', 1
-        pkgs = sorted({*self.package_of.values(), LAUNCHER.split('/')[0], *(i.split('/')[0] for i in self.installed)})
-        return ''.join(f'package:{p}\n' for p in pkgs if not args[2:] or args[2] in p), '', 0
+@patch
+def _broadcast(self: FakeDevice, it):
+    act, ex = it.get('-a', ''), it['extras']
+    if act == SIM_RESET:
+        self.phone.reset(get_task(ex['task']) if 'task' in ex else None, seed=ex.get('seed'))
+    elif act.startswith('ADB_') and self.ime == ADB_IME:     # ADB Keyboard hears these only while selected
+        if act == 'ADB_CLEAR_TEXT' and self.phone.state.focus: self.phone.state.fields[self.phone.state.focus] = ''
+        elif act == 'ADB_INPUT_B64': self.type(base64.b64decode(ex.get('msg', ''), validate=True).decode('utf-8'))
+        elif act == 'ADB_INPUT_TEXT': self.type(ex.get('msg', ''))
+    return f'Broadcasting: Intent {{ act={act} flg=0x400000 }}\nBroadcast completed: result=0\n', '', 0
 
+# %% ../nbs/04a_fake_adb.ipynb #3e8e94a0
+@patch
+def _monkey(self: FakeDevice, args):
+    pkg = args[args.index('-p') + 1] if '-p' in args else ''
+    if pkg not in self.app_of: return '', '** No activities found to run, monkey aborted.\n', 252
+    self.act(Open(self.app_of[pkg]))
+    return 'Events injected: 1\n', '', 0
+
+@patch
+def _dumpsys(self: FakeDevice, args):
+    app = self.phone.state.app
+    comp = f'{self.package_of[app]}/.MainActivity' if app else LAUNCHER
+    what, r = (args[0] if args else ''), self.rotation
+    if what == 'window': return (f'WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{4e2a1c u0 {comp}}}\n'
+                                 f'  mFocusedApp=ActivityRecord{{8f3b2d u0 {comp} t12}}\n  mCurrentRotation=ROTATION_{90 * r}\n', '', 0)
+    if what == 'input': return f'INPUT MANAGER (dumpsys input)\n  Viewport INTERNAL: displayId=0, orientation={r}\n    SurfaceOrientation: {r}\n', '', 0
+    if what == 'display': return f'DISPLAY MANAGER (dumpsys display)\n  mViewports=[DisplayViewport{{type=INTERNAL, orientation={r}}}]\n', '', 0
+    if what == 'activity': return f'  mResumedActivity: ActivityRecord{{8f3b2d u0 {comp} t12}}\n', '', 0
+    return f"Can't find service: {what}\n", '', 0
+
+@patch
+def _getprop(self: FakeDevice, args):
+    props = {**PROPS, 'ro.serialno': self.serial}
+    if args: return props.get(args[0], '') + '\n', '', 0
+    return ''.join(f'[{k}]: [{v}]\n' for k, v in props.items()), '', 0
+
+@patch
+def _settings(self: FakeDevice, args):
+    if args[:1] == ['get']: return (self.ime if args[-1] == 'default_input_method' else 'null') + '\n', '', 0
+    return '', '', 0
+
+# %% ../nbs/04a_fake_adb.ipynb #733d96b4
+@patch
+def _ime(self: FakeDevice, args):
+    sub, ids = (args[0] if args else ''), [a for a in args[1:] if not a.startswith('-')]
+    if sub == 'list': return ''.join(i + '\n' for i in (self.installed if '-a' in args else self.enabled)), '', 0
+    if sub in ('enable', 'set') and (not ids or ids[0] not in self.installed):
+        return '', f'Unknown input method {ids[0] if ids else ""} cannot be enabled for user #0\n', 1
+    if sub == 'enable':
+        if ids[0] not in self.enabled: self.enabled.append(ids[0])
+        return f'Input method {ids[0]}: now enabled for user #0\n', '', 0
+    if sub == 'set':
+        if ids[0] not in self.enabled: return '', f'Input method {ids[0]} is not enabled\n', 1
+        self.ime = ids[0]
+        return f'Input method {ids[0]} selected for user #0\n', '', 0
+    return '', f'ime: unsupported by the fake: {sub}\n', 1
+
+@patch
+def _echo(self: FakeDevice, args): return ' '.join(a.replace('$?', str(self.last_code)) for a in args) + '\n', '', 0
+
+@patch
+def _pm(self: FakeDevice, args):
+    if args[:2] != ['list', 'packages']: return '', f'pm: unsupported by the fake: {args}\n', 1
+    pkgs = sorted({*self.package_of.values(), LAUNCHER.split('/')[0], *(i.split('/')[0] for i in self.installed)})
+    return ''.join(f'package:{p}\n' for p in pkgs if not args[2:] or args[2] in p), '', 0
+
+# %% ../nbs/04a_fake_adb.ipynb #85152ca5
 COMMANDS = ('screencap', 'wm', 'input', 'am', 'monkey', 'dumpsys', 'getprop', 'settings', 'ime', 'echo', 'pm')
 
 # %% ../nbs/04a_fake_adb.ipynb #5a0f64dd
@@ -268,9 +285,11 @@ class _Handler(socketserver.BaseRequestHandler):
         finally:
             with fake._lock: fake._conns.discard(s)
 
+# %% ../nbs/04a_fake_adb.ipynb #07176e23
 class _Server(socketserver.ThreadingTCPServer):
     allow_reuse_address, daemon_threads, block_on_close = True, True, False
 
+# %% ../nbs/04a_fake_adb.ipynb #ab938ccb
 class FakeAdbServer:
     "An adb server on 127.0.0.1 whose devices are SimPhones; `phones`: one SimPhone, or {serial: SimPhone} (even {})."
     def __init__(self, phones: SimPhone | dict | None = None, port: int = 0, serial: str = 'emulator-5554',
@@ -284,18 +303,15 @@ class FakeAdbServer:
                           '(`adb kill-server`), or choose another port') from None
         self._srv.fake, self.port = self, self._srv.server_address[1]
         self._lock, self._conns, self._thread, self._stopped = threading.Lock(), set(), None, threading.Event()
-
     @property
     def phone(self) -> SimPhone:
         "The SimPhone of the only device."
         if len(self.devices) != 1: raise ValueError(f'the server has {len(self.devices)} devices: use .devices[serial].phone')
         return next(iter(self.devices.values())).phone
-
     def start(self) -> 'FakeAdbServer':
         self._thread = threading.Thread(target=self._srv.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True)
         self._thread.start()
         return self
-
     def close(self):
         "Stop serving, close every open connection, free the port."
         if self._stopped.is_set(): return
@@ -306,59 +322,62 @@ class FakeAdbServer:
         for s in conns:
             try: s.shutdown(socket.SHUT_RDWR)
             except OSError: pass
-
     def wait(self, timeout: float | None = None) -> bool:
         "Block until the server stops (`host:kill`, or `close()` from another thread)."
         return self._stopped.wait(timeout)
-
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.close()
 
-    def select(self, serial: str | None = None, tid: int | None = None):
-        "(device, None) or (None, the real adb server's error message)."
-        devs = list(self.devices.values())
-        if tid is not None: return (devs[tid - 1], None) if 0 < tid <= len(devs) else (None, f'no device with transport id {tid}')
-        if serial is not None: return (self.devices[serial], None) if serial in self.devices else (None, f"device '{serial}' not found")
-        if not devs: return None, 'no devices/emulators found'
-        if len(devs) > 1: return None, 'more than one device/emulator'
-        return devs[0], None
+# %% ../nbs/04a_fake_adb.ipynb #954423f3
+@patch
+def select(self: FakeAdbServer, serial: str | None = None, tid: int | None = None):
+    "(device, None) or (None, the real adb server's error message)."
+    devs = list(self.devices.values())
+    if tid is not None: return (devs[tid - 1], None) if 0 < tid <= len(devs) else (None, f'no device with transport id {tid}')
+    if serial is not None: return (self.devices[serial], None) if serial in self.devices else (None, f"device '{serial}' not found")
+    if not devs: return None, 'no devices/emulators found'
+    if len(devs) > 1: return None, 'more than one device/emulator'
+    return devs[0], None
 
-    def host_request(self, s: socket.socket, req: str) -> FakeDevice | None:
-        "Answer a host request; returns the device when the request switched the connection to one."
-        serial = None
-        if req.startswith('host-serial:'):
-            serial, _, cmd = req[len('host-serial:'):].rpartition(':')
-        elif req.startswith(('host:', 'host-local:', 'host-usb:')): cmd = req.split(':', 1)[1]
-        else: s.sendall(b'FAIL' + _block(f'unsupported by mobile_r1 fake-adb: {req}')); return None
-        ok = lambda payload=None: s.sendall(b'OKAY' + (b'' if payload is None else _block(payload)))
-        if cmd == 'version': ok('%04x' % ADB_VERSION)
-        elif cmd == 'kill': ok(); threading.Thread(target=self.close, daemon=True).start()
-        elif cmd in ('devices', 'devices-l'):
-            long = cmd == 'devices-l'
-            ok(''.join(f'{sn}\tdevice' + (f' product:sim_phone model:SimPhone device:sim transport_id:{i}' if long else '') + '\n'
-                       for i, sn in enumerate(self.devices, 1)))
-        elif cmd == 'host-features': ok(FEATURES)
-        elif cmd in ('features', 'get-state', 'get-serialno', 'get-devpath') or cmd.startswith(('tport:', 'transport', 'wait-for-')):
-            tid = int(cmd.rsplit(':', 1)[1]) if cmd.startswith('transport-id:') else None
-            if cmd.startswith(('tport:serial:', 'transport:')): serial = cmd.split(':', 2 if cmd.startswith('tport') else 1)[-1]
-            dev, err = self.select(serial, tid)
-            if dev is None: s.sendall(b'FAIL' + _block(err)); return None
-            if cmd.startswith('tport:'): s.sendall(b'OKAY' + (list(self.devices).index(dev.serial) + 1).to_bytes(8, 'little')); return dev
-            if cmd.startswith('transport'): ok(); return dev
-            if cmd.startswith('wait-for-'): s.sendall(b'OKAYOKAY'); return None    # a real server would wait; the fake has them all
-            ok({'features': FEATURES, 'get-state': 'device', 'get-serialno': dev.serial, 'get-devpath': 'usb:sim'}[cmd])
-        else: s.sendall(b'FAIL' + _block(f'unsupported by mobile_r1 fake-adb: {req}'))
-        return None
+@patch
+def host_request(self: FakeAdbServer, s: socket.socket, req: str) -> FakeDevice | None:
+    "Answer a host request; returns the device when the request switched the connection to one."
+    serial = None
+    if req.startswith('host-serial:'):
+        serial, _, cmd = req[len('host-serial:'):].rpartition(':')
+    elif req.startswith(('host:', 'host-local:', 'host-usb:')): cmd = req.split(':', 1)[1]
+    else: s.sendall(b'FAIL' + _block(f'unsupported by mobile_r1 fake-adb: {req}')); return None
+    ok = lambda payload=None: s.sendall(b'OKAY' + (b'' if payload is None else _block(payload)))
+    if cmd == 'version': ok('%04x' % ADB_VERSION)
+    elif cmd == 'kill': ok(); threading.Thread(target=self.close, daemon=True).start()
+    elif cmd in ('devices', 'devices-l'):
+        long = cmd == 'devices-l'
+        ok(''.join(f'{sn}\tdevice' + (f' product:sim_phone model:SimPhone device:sim transport_id:{i}' if long else '') + '\n'
+                   for i, sn in enumerate(self.devices, 1)))
+    elif cmd == 'host-features': ok(FEATURES)
+    elif cmd in ('features', 'get-state', 'get-serialno', 'get-devpath') or cmd.startswith(('tport:', 'transport', 'wait-for-')):
+        tid = int(cmd.rsplit(':', 1)[1]) if cmd.startswith('transport-id:') else None
+        if cmd.startswith(('tport:serial:', 'transport:')): serial = cmd.split(':', 2 if cmd.startswith('tport') else 1)[-1]
+        dev, err = self.select(serial, tid)
+        if dev is None: s.sendall(b'FAIL' + _block(err)); return None
+        if cmd.startswith('tport:'): s.sendall(b'OKAY' + (list(self.devices).index(dev.serial) + 1).to_bytes(8, 'little')); return dev
+        if cmd.startswith('transport'): ok(); return dev
+        if cmd.startswith('wait-for-'): s.sendall(b'OKAYOKAY'); return None    # a real server would wait; the fake has them all
+        ok({'features': FEATURES, 'get-state': 'device', 'get-serialno': dev.serial, 'get-devpath': 'usb:sim'}[cmd])
+    else: s.sendall(b'FAIL' + _block(f'unsupported by mobile_r1 fake-adb: {req}'))
+    return None
 
-    def device_request(self, s: socket.socket, dev: FakeDevice, req: str):
-        "Run `shell:`, `shell,v2,...:` or `exec:` on `dev` and send the output."
-        service, _, line = req.partition(':')
-        name, *opts = service.split(',')
-        if name not in ('shell', 'exec'): s.sendall(b'FAIL' + _block(f'unsupported service {service!r}: the fake answers shell: and exec:')); return
-        if not line.strip(): s.sendall(b'FAIL' + _block('the fake has no interactive shell: give a command, e.g. adb shell wm size')); return
-        out, err, code = dev.shell(line)
-        if 'v2' in opts: s.sendall(b'OKAY' + (_packet(1, out) if out else b'') + (_packet(2, err) if err else b'') + _packet(3, bytes([code & 255])))
-        else: s.sendall(b'OKAY' + out + (b'' if name == 'exec' else err))
+# %% ../nbs/04a_fake_adb.ipynb #67416c23
+@patch
+def device_request(self: FakeAdbServer, s: socket.socket, dev: FakeDevice, req: str):
+    "Run `shell:`, `shell,v2,...:` or `exec:` on `dev` and send the output."
+    service, _, line = req.partition(':')
+    name, *opts = service.split(',')
+    if name not in ('shell', 'exec'): s.sendall(b'FAIL' + _block(f'unsupported service {service!r}: the fake answers shell: and exec:')); return
+    if not line.strip(): s.sendall(b'FAIL' + _block('the fake has no interactive shell: give a command, e.g. adb shell wm size')); return
+    out, err, code = dev.shell(line)
+    if 'v2' in opts: s.sendall(b'OKAY' + (_packet(1, out) if out else b'') + (_packet(2, err) if err else b'') + _packet(3, bytes([code & 255])))
+    else: s.sendall(b'OKAY' + out + (b'' if name == 'exec' else err))
 
 # %% ../nbs/04a_fake_adb.ipynb #f56beb04
 def serve_sim(port: int = 5037, task: str | None = None, serial: str = 'emulator-5554', level: int = 0,

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 import openai
 from .actions import Action, Terminate
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['SUCCESS_THRESHOLD', 'JUDGE_PROMPT', 'JUDGES', 'JudgeError', 'Verdict', 'Judge', 'RuleJudge', 'step_line', 'png_bytes',
@@ -129,6 +130,7 @@ def png_bytes(img) -> bytes:
     img.save(buf, format='PNG')
     return buf.getvalue()
 
+# %% ../nbs/07_judge.ipynb #f1d92211
 def build_request(instruction: str, steps: Sequence, last_k: int = 3) -> tuple[list[dict], str, list[bytes]]:
     "The chat messages for one trajectory, plus the prompt text and the image bytes the cache key is made of."
     if not isinstance(instruction, str) or not instruction.strip(): raise ValueError('the trajectory needs a non-empty instruction')
@@ -197,11 +199,11 @@ def chat_completion(text: str, model: str = 'replay') -> dict:
     return {'id': 'chatcmpl-replay', 'object': 'chat.completion', 'created': 0, 'model': model,
             'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': text}, 'finish_reason': 'stop'}]}
 
+# %% ../nbs/07_judge.ipynb #b467ac2e
 class ReplayServer:
     "An OpenAI-compatible `/v1/chat/completions` on 127.0.0.1 answering with recorded replies; use as a context manager."
     def __init__(self, answer: Callable[[dict], Any] | Sequence):
         self.answer, self.requests, self._lock, self._server = answer, [], threading.Lock(), None
-
     def _reply(self, body: dict) -> tuple[int, dict, str]:
         with self._lock:
             self.requests.append(body)
@@ -210,7 +212,6 @@ class ReplayServer:
         if isinstance(a, str): return 200, {}, json.dumps(chat_completion(a, body.get('model', 'replay')))
         status, headers, payload = a
         return status, headers, payload if isinstance(payload, str) else json.dumps(payload)
-
     def start(self) -> 'ReplayServer':
         replay = self
         class Handler(BaseHTTPRequestHandler):
@@ -233,20 +234,24 @@ class ReplayServer:
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
-
     @property
     def url(self) -> str:
         "The base URL to give a client: http://127.0.0.1:PORT/v1."
         if self._server is None: raise RuntimeError('ReplayServer is not running: call start() or use `with ReplayServer(...) as srv:`')
         return f'http://127.0.0.1:{self._server.server_port}/v1'
 
-    def stop(self):
-        if self._server is not None:
-            self._server.shutdown(); self._server.server_close(); self._thread.join(5)
-            self._server = None
+# %% ../nbs/07_judge.ipynb #08001596
+@patch
+def stop(self: ReplayServer):
+    if self._server is not None:
+        self._server.shutdown(); self._server.server_close(); self._thread.join(5)
+        self._server = None
 
-    def __enter__(self): return self.start()
-    def __exit__(self, *exc): self.stop()
+@patch
+def __enter__(self: ReplayServer): return self.start()
+
+@patch
+def __exit__(self: ReplayServer, *exc): self.stop()
 
 # %% ../nbs/07_judge.ipynb #551f32b2
 def cache_key(model: str, prompt: str, images: Sequence[bytes]) -> str:
@@ -259,6 +264,7 @@ def _retry_after(e) -> float | None:
     try: return float(e.response.headers.get('retry-after'))
     except (AttributeError, TypeError, ValueError): return None   # absent, or an HTTP date: fall back to backoff
 
+# %% ../nbs/07_judge.ipynb #0ea0c312
 class OpenAIJudge(Judge):
     "Score trajectories with a chat model behind any OpenAI-compatible endpoint (GPT-4o in the paper)."
     def __init__(self, cfg: JudgeConfig | None = None, *, api_key: str | None = None):
@@ -276,12 +282,9 @@ class OpenAIJudge(Judge):
         self._cache = Path(cfg.cache_dir).expanduser() if cfg.cache_dir else None
         self._lock, self._key_locks = threading.Lock(), defaultdict(threading.Lock)
         self.stats = {'requests': 0, 'retries': 0, 'cache_hits': 0}
-
     def __repr__(self): return f'OpenAIJudge(model={self.cfg.model!r}, base_url={self.base_url!r}, cache_dir={self.cfg.cache_dir!r})'
-
     def _count(self, name):
         with self._lock: self.stats[name] += 1
-
     def _load(self, key) -> Verdict | None:
         if self._cache is None: return None
         try:
@@ -289,7 +292,6 @@ class OpenAIJudge(Judge):
             return Verdict(d['score'], d['reason'], d.get('raw'))
         except FileNotFoundError: return None
         except (ValueError, KeyError, TypeError): return None   # a damaged file: ask again (and overwrite it)
-
     def _save(self, key, v: Verdict):
         if self._cache is None: return
         self._cache.mkdir(parents=True, exist_ok=True)
@@ -301,39 +303,43 @@ class OpenAIJudge(Judge):
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def _ask(self, messages) -> str:
-        "The judge model's reply text; every failure is a `JudgeError`."
-        cfg = self.cfg
-        for attempt in range(1, cfg.max_attempts + 1):
-            self._count('requests')
-            try:
-                r = self._client.chat.completions.create(model=cfg.model, messages=messages, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
-                return _content(r, self.base_url)
-            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as e:
-                if attempt == cfg.max_attempts:
-                    raise JudgeError(f'the judge endpoint {self.base_url} kept failing; gave up after {attempt} tries: {self._scrub(str(e))[:300]}') from None
-                self._count('retries')
-                time.sleep(retry_delay(attempt, cfg, _retry_after(e)))
-            except openai.AuthenticationError:
-                raise JudgeError(f'the judge endpoint {self.base_url} rejected the API key (401): check the env var {cfg.api_key_env}') from None
-            except openai.APIStatusError as e:
-                raise JudgeError(f'the judge endpoint {self.base_url} answered {e.status_code} for model {cfg.model!r} '
-                                 f'(check base_url ends in /v1 and the model name): {self._scrub(str(e))[:300]}') from None
+# %% ../nbs/07_judge.ipynb #2379e25e
+@patch
+def _ask(self: OpenAIJudge, messages) -> str:
+    "The judge model's reply text; every failure is a `JudgeError`."
+    cfg = self.cfg
+    for attempt in range(1, cfg.max_attempts + 1):
+        self._count('requests')
+        try:
+            r = self._client.chat.completions.create(model=cfg.model, messages=messages, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+            return _content(r, self.base_url)
+        except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as e:
+            if attempt == cfg.max_attempts:
+                raise JudgeError(f'the judge endpoint {self.base_url} kept failing; gave up after {attempt} tries: {self._scrub(str(e))[:300]}') from None
+            self._count('retries')
+            time.sleep(retry_delay(attempt, cfg, _retry_after(e)))
+        except openai.AuthenticationError:
+            raise JudgeError(f'the judge endpoint {self.base_url} rejected the API key (401): check the env var {cfg.api_key_env}') from None
+        except openai.APIStatusError as e:
+            raise JudgeError(f'the judge endpoint {self.base_url} answered {e.status_code} for model {cfg.model!r} '
+                             f'(check base_url ends in /v1 and the model name): {self._scrub(str(e))[:300]}') from None
 
-    def score(self, task, trajectory) -> Verdict:
-        "Ask the model for a verdict on `trajectory`, or read it from the cache."
-        instruction = getattr(trajectory, 'instruction', None) or getattr(task, 'instruction', None)
-        messages, prompt, images = build_request(instruction, trajectory.steps, self.cfg.last_k_images)
-        key = cache_key(self.cfg.model, prompt, images)
-        with self._lock: key_lock = self._key_locks[key]
-        with key_lock:
-            if (v := self._load(key)) is not None:
-                self._count('cache_hits')
-                return v
-            v = parse_judge_reply(self._ask(messages))
-            self._save(key, v)
+@patch
+def score(self: OpenAIJudge, task, trajectory) -> Verdict:
+    "Ask the model for a verdict on `trajectory`, or read it from the cache."
+    instruction = getattr(trajectory, 'instruction', None) or getattr(task, 'instruction', None)
+    messages, prompt, images = build_request(instruction, trajectory.steps, self.cfg.last_k_images)
+    key = cache_key(self.cfg.model, prompt, images)
+    with self._lock: key_lock = self._key_locks[key]
+    with key_lock:
+        if (v := self._load(key)) is not None:
+            self._count('cache_hits')
             return v
+        v = parse_judge_reply(self._ask(messages))
+        self._save(key, v)
+        return v
 
+# %% ../nbs/07_judge.ipynb #40e00cf1
 def _content(reply, base_url) -> str:
     "The text of a chat-completion reply; a 200 that is not one (a proxy's page, an empty `choices`) is a `JudgeError`."
     try: return reply.choices[0].message.content or ''

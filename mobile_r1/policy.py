@@ -28,6 +28,7 @@ from PIL import Image
 from .actions import MIN_PIXELS, Frame, action_to_frame, parse_response
 from .data import TINY_MAX_PIXELS, PromptConfig, step_messages, system_prompt
 from .decode import encode, sample, unique_images
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['SPECIAL_TOKENS', 'VISION_TOKENS', 'ANSWER_TAGS', 'CHAT_TEMPLATE', 'TINY_SIZES', 'build_tokenizer',
@@ -129,6 +130,7 @@ def tiny_qwen_config(vocab_size: int, special_ids: dict, size: str = 'tiny') -> 
                             vision_start_token_id=special_ids['<|vision_start|>'],
                             vision_end_token_id=special_ids['<|vision_end|>'])
 
+# %% ../nbs/05_policy.ipynb #44bad5fb
 def tiny_qwen_vl(out_dir: str | Path, corpus: Sequence[str], size: str = 'tiny', vocab_size: int = 2048,
                  seed: int = 0, max_pixels: int = TINY_MAX_PIXELS, min_pixels: int = MIN_PIXELS) -> Path:
     "Build a randomly initialised tiny Qwen2.5-VL with a tokenizer trained on `corpus` (texts), and save both to `out_dir`."
@@ -204,6 +206,7 @@ def _check_source(name: str):
 
 _DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}
 
+# %% ../nbs/05_policy.ipynb #5a064c76
 def freeze_vision(model) -> int:
     "Freeze the vision tower (ViT + merger); returns how many parameters were frozen."
     visual = _visual(model)
@@ -232,6 +235,7 @@ def trainable_summary(model) -> dict:
     return {'total': sum(p.numel() for p in ps), 'trainable': sum(p.numel() for p in ps if p.requires_grad),
             'trainable_vision': sum(p.numel() for p in ps if p.requires_grad and id(p) in vis)}
 
+# %% ../nbs/05_policy.ipynb #ec557edd
 def load_policy(cfg: PolicyConfig | str):
     "Load (model, processor) as `cfg` says: by Hub id or folder, vision optionally frozen, LoRA optional."
     if isinstance(cfg, str): cfg = PolicyConfig(model=cfg)
@@ -261,22 +265,19 @@ class Generation:
     prompt_ids: list[list[int]]
     completion_ids: list[list[int]]
 
+# %% ../nbs/05_policy.ipynb #77557f8f
 class Policy:
     "A vision-language policy: `model` + `processor`, acting on phone screenshots."
     def __init__(self, model, processor):
         self.model, self.processor = model, processor
-
     @classmethod
     def load(cls, cfg: PolicyConfig | str) -> 'Policy': return cls(*load_policy(cfg))
-
     @property
     def device(self): return next(self.model.parameters()).device
-
     def model_frame(self, width: int, height: int) -> 'Frame':
         "The frame (size) of the image the model sees for a `width` × `height` screenshot."
         size = self.processor.image_processor.size
         return Frame.model_view(width, height, min_pixels=size.shortest_edge, max_pixels=size.longest_edge)
-
     def generate(self, messages: list[list[dict]], images: list, max_new_tokens: int = 160, temperature: float = 0.0,
                  top_p: float = 1.0) -> Generation:
         "Generate one answer per conversation in `messages` (each with one image, given in `images`), with `decode.sample`."
@@ -292,7 +293,6 @@ class Policy:
         finally: self.model.train(was_training)
         prompt_ids = [row[m.bool()].tolist() for row, m in zip(enc['input_ids'], enc['attention_mask'])]
         return Generation(tok.batch_decode(comp, skip_special_tokens=True), prompt_ids, comp)
-
     def prepare(self, batch: Sequence[tuple], prompt: PromptConfig | None = None) -> tuple[list, list, list]:
         "Messages, resized images and (model frame, device frame) pairs for (instruction, history, screenshot) items."
         prompt = prompt or PromptConfig()
@@ -304,7 +304,6 @@ class Policy:
         resized = [s.convert('RGB').resize(self.model_frame(*s.size).size, Image.BICUBIC) for s in shots]
         imgs = [resized[j] for j in index]
         return msgs, imgs, frames
-
     @staticmethod
     def decode(texts: Sequence[str], frames: Sequence[tuple]) -> list:
         "Parse answers and map their coordinates from each model frame to its device frame."
@@ -314,7 +313,9 @@ class Policy:
             out.append(replace(p, action=action_to_frame(p.action, fr, dev)) if p.action is not None else p)
         return out
 
-    def act(self, batch: Sequence[tuple], prompt: PromptConfig | None = None, **gen_kw) -> list:
-        "Answer a batch of (instruction, history sentences, screenshot); actions come back in device pixels."
-        msgs, imgs, frames = self.prepare(batch, prompt)
-        return self.decode(self.generate(msgs, imgs, **gen_kw).texts, frames)
+# %% ../nbs/05_policy.ipynb #4f60bf00
+@patch
+def act(self: Policy, batch: Sequence[tuple], prompt: PromptConfig | None = None, **gen_kw) -> list:
+    "Answer a batch of (instruction, history sentences, screenshot); actions come back in device pixels."
+    msgs, imgs, frames = self.prepare(batch, prompt)
+    return self.decode(self.generate(msgs, imgs, **gen_kw).texts, frames)

@@ -5,6 +5,7 @@
 # %% ../nbs/13a_quickstart.ipynb #f2e1d6ec
 from __future__ import annotations
 import json, os, resource, shutil, time
+from functools import partial
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 from .data import atomic_write, read_dataset
@@ -18,7 +19,7 @@ from .stage2 import Stage2Config, train_stage2
 from .stage3 import Stage3Config, train_stage3
 
 # %% auto #0
-__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'evaluate_model', 'run_quickstart', 'summary']
+__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'evaluate_model', 'stage_configs', 'run_quickstart', 'summary']
 
 # %% ../nbs/13a_quickstart.ipynb #d9f48057
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ def _drop_rows(path: Path, stage: int, after: int = 0):
     keep = [r for r in read_metrics(path) if not (r.get('stage') == stage and r.get('step', 0) > after)]
     atomic_write(path, ''.join(json.dumps(r) + '\n' for r in keep))
 
+# %% ../nbs/13a_quickstart.ipynb #01a7aa54
 def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, traj_dir: Path | None = None) -> list[dict]:
     "Static and online rows of the model at `path`, one per split, plus online success on training tasks with fresh seeds."
     pol = Policy.load(str(path))
@@ -102,6 +104,46 @@ def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, tra
         if traj_dir is not None and split == 'held_out': save_trajectories(trajs[:16], traj_dir)
     return rows
 
+# %% ../nbs/13a_quickstart.ipynb #e784b148
+def _paths(out: Path) -> tuple[dict, dict]:
+    "The data folders and model folders of a quickstart in `out`."
+    data = {s: out / 'data' / s for s in ('train',) + SPLITS}
+    models = {'tiny': out / 'models' / 'tiny', 1: out / 'models' / 'stage1', 2: out / 'models' / 'stage2', 3: out / 'models' / 'stage3'}
+    return data, models
+
+def stage_configs(cfg: QuickstartConfig, out: Path) -> dict:
+    "The configs of stages 1, 2 and 3 that a quickstart of `cfg` runs in `out`, each starting from the one before."
+    data, models = _paths(out)
+    return {1: Stage1Config(base=str(models['tiny']), data=str(data['train']), out_dir=str(models[1]), max_steps=cfg.stage1_steps,
+                            lr=cfg.stage1_lr, seed=cfg.seed, logging_steps=max(1, min(10, cfg.stage1_steps // 10))),
+            2: Stage2Config(base=str(models[1]), data=str(data['train']), out_dir=str(models[2]), max_steps=cfg.stage2_steps,
+                            G=cfg.stage2_G, prompts_per_step=cfg.stage2_prompts, lr=cfg.stage2_lr, states=cfg.stage2_states,
+                            rounds=cfg.stage2_rounds, visit_episodes=cfg.stage2_visits, screen=cfg.stage2_screen, world=cfg.world,
+                            popup_prob=cfg.popup_prob if cfg.stage2_popup_prob is None else cfg.stage2_popup_prob,
+                            max_turns=cfg.max_turns, seed=cfg.seed),
+            3: Stage3Config(base=str(models[2]), out_dir=str(models[3]), iterations=cfg.stage3_iterations,
+                            tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
+                            checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world, seed=cfg.seed)}
+
+def _make_data(cfg: QuickstartConfig, data: dict):
+    for s, p in data.items():
+        n = cfg.train_episodes if s == 'train' else cfg.eval_episodes
+        generate_dataset(p, s, n=n, seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[s] + 10 * cfg.seed, overwrite=True,
+                         world=cfg.world if s != 'unseen_apps' else None)
+
+def _make_model(cfg: QuickstartConfig, data: dict, models: dict):
+    corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else sim_corpus()
+    tiny_qwen_vl(models['tiny'], corpus=corpus, vocab_size=2048 if corpus is None else 800, seed=cfg.seed)
+
+def _train(k: int, c, metrics: Path):
+    "Train stage `k` with config `c`, logging to `metrics` (rows of an interrupted attempt dropped first)."
+    if k != 3: _drop_rows(metrics, k)
+    else:                                  # stage 3 resumes from its checkpoint: keep its rows up to it
+        ck = Path(str(c.out_dir) + '-checkpoint') / 'mobile_r1.json'
+        _drop_rows(metrics, 3, after=json.loads(ck.read_text())['iteration'] if ck.exists() else 0)
+    (train_stage1, train_stage2, train_stage3)[k - 1](c, MetricsLog(metrics, stage=k))
+
+# %% ../nbs/13a_quickstart.ipynb #20c8153c
 def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny', progress=print,
                    cfg: QuickstartConfig | None = None) -> dict:
     "Run the whole method into `out_dir` (the preset's sizes, or `cfg`), resuming a previous run of the same settings; returns the run record."
@@ -109,59 +151,24 @@ def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny'
     cfg, out = cfg or PRESETS[preset], Path(out_dir)
     st = _state(out, preset, cfg)
     out.mkdir(parents=True, exist_ok=True)
-    metrics = out / 'metrics.jsonl'
-    data = {s: out / 'data' / s for s in ('train',) + SPLITS}
-    models = {'tiny': out / 'models' / 'tiny', 1: out / 'models' / 'stage1', 2: out / 'models' / 'stage2', 3: out / 'models' / 'stage3'}
+    metrics, (data, models), configs = out / 'metrics.jsonl', _paths(out), stage_configs(cfg, out)
     names = {1: 'Stage 1', 2: 'Stage 1+2', 3: 'Stage 1+2+3'}
 
-    def phase(name, fn):
+    def phase(name, fn):                   # each phase runs once: a rerun skips what is done
         if name in st['done']: progress(f'[{name}] done earlier, skipped'); return
         progress(f'[{name}] ...'); t0 = time.time()
         fn()
         st['done'].append(name); st['timings'][name] = round(time.time() - t0, 1); _save_state(out, st)
         progress(f'[{name}] {st["timings"][name]:.0f} s')
-
-    def make_data():
-        for s, p in data.items():
-            n = cfg.train_episodes if s == 'train' else cfg.eval_episodes
-            generate_dataset(p, s, n=n, seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[s] + 10 * cfg.seed, overwrite=True,
-                             world=cfg.world if s != 'unseen_apps' else None)
-    def make_model():
-        corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else sim_corpus()
-        tiny_qwen_vl(models['tiny'], corpus=corpus, vocab_size=2048 if corpus is None else 800, seed=cfg.seed)
-    def stage(k):
-        def run():
-            if k != 3: _drop_rows(metrics, k)     # stage 3 resumes from its checkpoint: keep its rows up to it (below)
-            log = MetricsLog(metrics, stage=k)
-            if k == 1: train_stage1(Stage1Config(base=str(models['tiny']), data=str(data['train']), out_dir=str(models[1]),
-                                                 max_steps=cfg.stage1_steps, lr=cfg.stage1_lr, seed=cfg.seed, logging_steps=max(1, min(10, cfg.stage1_steps // 10))), log)
-            if k == 2: train_stage2(Stage2Config(base=str(models[1]), data=str(data['train']), out_dir=str(models[2]),
-                                                 max_steps=cfg.stage2_steps, G=cfg.stage2_G, prompts_per_step=cfg.stage2_prompts,
-                                                 lr=cfg.stage2_lr, states=cfg.stage2_states, rounds=cfg.stage2_rounds,
-                                                 visit_episodes=cfg.stage2_visits, screen=cfg.stage2_screen, world=cfg.world,
-                                                 popup_prob=cfg.popup_prob if cfg.stage2_popup_prob is None else cfg.stage2_popup_prob,
-                                                 max_turns=cfg.max_turns, seed=cfg.seed), log)
-            if k == 3:
-                s3 = Stage3Config(base=str(models[2]), out_dir=str(models[3]), iterations=cfg.stage3_iterations,
-                                  tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, max_turns=cfg.max_turns,
-                                  popup_prob=cfg.popup_prob, checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world,
-                                  seed=cfg.seed)
-                ck = Path(str(s3.out_dir) + '-checkpoint') / 'mobile_r1.json'
-                _drop_rows(metrics, 3, after=json.loads(ck.read_text())['iteration'] if ck.exists() else 0)
-                train_stage3(s3, log)
-        return run
     def evaluate(k):
-        def run():
-            st.setdefault('rows', {})[str(k)] = evaluate_model(models[k], names[k], data, cfg, out / 'trajectories' / f'stage{k}')
-            rows = [r for j in sorted(st['rows']) for r in st['rows'][j]]
-            write_table(rows, out)
-        return run
+        st.setdefault('rows', {})[str(k)] = evaluate_model(models[k], names[k], data, cfg, out / 'trajectories' / f'stage{k}')
+        write_table([r for j in sorted(st['rows']) for r in st['rows'][j]], out)
 
-    phase('data', make_data)
-    phase('tiny model', make_model)
+    phase('data', lambda: _make_data(cfg, data))
+    phase('tiny model', lambda: _make_model(cfg, data, models))
     for k in (1, 2, 3):
-        phase(f'stage {k}', stage(k))
-        phase(f'eval stage {k}', evaluate(k))
+        phase(f'stage {k}', partial(_train, k, configs[k], metrics))
+        phase(f'eval stage {k}', partial(evaluate, k))
     phase('format check', lambda: st.update(format_compliance_stage1=format_compliance(
         Policy.load(str(models[1])), read_dataset(data['held_out']), max_steps=128)['format_ok']))
     phase('report', lambda: _report(out))
@@ -169,6 +176,7 @@ def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny'
     _save_state(out, st)
     return st
 
+# %% ../nbs/13a_quickstart.ipynb #b704fe03
 def _report(out: Path):
     "The self-contained report.html (reward curves, table, trajectory viewer)."
     from mobile_r1.report import write_report

@@ -76,6 +76,7 @@ _VIEWER_JS = r"""
 })();
 """
 
+# %% ../nbs/12a_report.ipynb #afdb354f
 def viewer_html(trajs: Sequence[Trajectory], verdicts: Sequence | None = None, golds: Sequence | None = None,
                 labels: Sequence[str] | None = None, width: int = 300) -> str:
     "A browser-only trajectory viewer: pre-rendered frames (images `width` px wide) and a small script."
@@ -124,6 +125,7 @@ def collect_trajectories(source) -> tuple[list[Trajectory], list[str]]:
 
 def _section(title: str, body: str, sid: str) -> str: return f'<section id="{sid}"><h2>{title}</h2>{body}</section>'
 
+# %% ../nbs/12a_report.ipynb #789ee799
 def write_report(out_dir: str | Path, metrics_path: str | Path | None = None, table_path: str | Path | None = None,
                  trajectories=None, title: str = 'Mobile-R1 report', verdicts: Sequence | None = None,
                  golds: Sequence | None = None, max_trajectories: int = 50, width: int = 300) -> Path:

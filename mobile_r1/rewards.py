@@ -66,6 +66,7 @@ def _point_ok(p, gold_p, bbox, screen) -> bool:
     if screen is None: raise ValueError('a coordinate action without a bbox needs screen=(width, height) for the distance rule')
     return _near(p, gold_p, screen)
 
+# %% ../nbs/01_rewards.ipynb #71df1f8b
 def action_reward(pred: Action | None, gold: Action, bbox=None, *, screen=None, model_frame: Frame | None = None) -> float:
     "1.0 when `pred` matches `gold` by the rules above, else 0.0. `bbox` and `screen` are in device pixels."
     if pred is None or type(pred) is not type(gold): return 0.0

@@ -56,6 +56,7 @@ class Turn:
         if self.parsed.action_text: return self.parsed.action_text
         return json.dumps(self.action.args(), ensure_ascii=False) if self.action else '(no action)'
 
+# %% ../nbs/06_rollout.ipynb #526f3ca3
 @dataclass
 class Trajectory:
     "One episode: the instruction, its turns, how it ended, and what the checker says."
@@ -80,6 +81,7 @@ def _checker(phone, task, state) -> bool | None:
     "The task's verdict on `state` when the task has a checker (SimPhone tasks do)."
     return bool(task.is_successful(state)) if task is not None and hasattr(task, 'is_successful') else None
 
+# %% ../nbs/06_rollout.ipynb #6d3423b6
 def run_episodes(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[int | None] | None = None, max_steps: int = 12,
                  temperature: float = 0.0, prompt: PromptConfig | None = None, max_new_tokens: int = 160,
                  progress: bool = False, annotate=None) -> list[Trajectory]:
@@ -124,6 +126,7 @@ def run_episodes(policy, phones: Sequence, tasks: Sequence, seeds: Sequence[int 
             tr.success = False                   # the goal holds but the agent never declared it: not a success
     return trajs
 
+# %% ../nbs/06_rollout.ipynb #4ed74d1e
 def run_episode(policy, phone, task, max_steps: int = 12, seed: int | None = None, **kw) -> Trajectory:
     "Play one episode of `task` on `phone` with `policy`."
     return run_episodes(policy, [phone], [task], [seed], max_steps=max_steps, **kw)[0]
@@ -158,6 +161,7 @@ def save_trajectories(trajs: Sequence[Trajectory], out_dir: str | Path) -> Path:
         atomic_write(tmp / 'data.jsonl', '\n'.join(lines) + '\n')
     return Path(out_dir)
 
+# %% ../nbs/06_rollout.ipynb #0572a5f4
 def load_trajectories(path: str | Path) -> list[Trajectory]:
     "Trajectories saved by `save_trajectories` (the final phone state is not saved)."
     root = Path(path)

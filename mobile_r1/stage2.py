@@ -86,6 +86,7 @@ class Stage2Config:
         return cls(**{**dict(base='runs/stage1-3b', G=8, prompts_per_step=8, max_steps=1000, lr=1e-6, beta=0.04,
                              max_completion_length=512, dtype='bfloat16', prompt=PromptConfig.paper()), **kw})
 
+# %% ../nbs/09_stage2_grpo.ipynb #16d537c0
 def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
     "TRL's GRPOConfig for `cfg`."
     cpu = not torch.cuda.is_available()
@@ -117,6 +118,7 @@ def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=
     model = model.merge_and_unload() if cfg.lora else model
     return save_policy(model, proc, cfg.out_dir, {'stage': 2, 'base': cfg.base, 'steps': steps, 'config': asdict(cfg)})
 
+# %% ../nbs/09_stage2_grpo.ipynb #1554de8a
 def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:
     "`cfg.rounds` rounds of: play SimPhone with the current policy, then GRPO on the states it reached."
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
@@ -167,6 +169,7 @@ def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10
              'model_width': fr[0].size[0], 'model_height': fr[0].size[1]} for (q, t), m, im, fr in zip(turns, msgs, imgs, frames)]
     return Dataset.from_list(rows), stats
 
+# %% ../nbs/09_stage2_grpo.ipynb #fb05bbd1
 def env_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, dict]:
     "`visited_dataset` on `cfg.phones`: `cfg.visit_episodes` episodes over the train tasks of `cfg.world`, labelled by the expert."
     env = make_env(cfg.phones, 'train', world=cfg.world, popup_prob=cfg.popup_prob, max_turns=cfg.max_turns)

@@ -23,6 +23,7 @@ import ipywidgets as W
 from PIL import Image, ImageDraw
 from .actions import Action, Click, LongPress, Swipe
 from .rollout import Trajectory
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['REWARD_KEYS', 'RATE_KEYS', 'LOSS_KEYS', 'CURVE_COLORS', 'PRED_COLOR', 'GOLD_COLOR', 'global_steps', 'smooth',
@@ -166,6 +167,7 @@ def draw_turn(image: Image.Image, action: Action | None = None, gold: Action | N
         if a is not None: _mark(d, a, 'white', r, w + 2); _mark(d, a, color, r, w)
     return img
 
+# %% ../nbs/12_widgets.ipynb #f29f27f2
 def png_bytes(img: Image.Image) -> bytes:
     "The PNG encoding of `img` (deterministic: the same image gives the same bytes)."
     buf = io.BytesIO(); img.save(buf, format='PNG', compress_level=1)
@@ -265,6 +267,7 @@ class _Pane:
         self.image, self.html = W.Image(format='png', width=width), W.HTML()
         self.box = W.VBox([self.image, self.html], layout=W.Layout(width=f'{width + 20}px'))
 
+# %% ../nbs/12_widgets.ipynb #143fc3fc
 class TrajectoryViewer:
     "Step through trajectories: play/slider over turns, a picker, and a compare picker for a second one beside it."
     def __init__(self, trajectories, verdicts=None, golds=None, labels=None, width: int = 320):
@@ -289,34 +292,38 @@ class TrajectoryViewer:
         self._busy = False
         for w in (self.slider, self.picker, self.compare): w.observe(lambda _: self.update(), 'value')
         self.update()
-
     def shown(self) -> list[int]:
         "Indices of the trajectories on screen."
         return [self.picker.value] + ([self.compare.value] if self.compare.value >= 0 else [])
 
-    def update(self):
-        "Redraw the panes for the current picker, compare and slider values."
-        if self._busy: return
-        self._busy = True
-        try:
-            shown = self.shown()
-            self.slider.max = self.play.max = max(n_frames(self.trajs[i]) for i in shown) - 1
-            k = self.slider.value
-            for pane, i in zip(self.panes, shown):
-                img, text = turn_view(self.trajs[i], min(k, n_frames(self.trajs[i]) - 1), self.golds[i])
-                pane.image.value = png_bytes(img)
-                pane.html.value = trajectory_header_html(self.trajs[i], self.verdicts[i]) + text
-            self.panes[1].box.layout.display = None if len(shown) == 2 else 'none'
-        finally: self._busy = False
+# %% ../nbs/12_widgets.ipynb #9660fd2d
+@patch
+def update(self: TrajectoryViewer):
+    "Redraw the panes for the current picker, compare and slider values."
+    if self._busy: return
+    self._busy = True
+    try:
+        shown = self.shown()
+        self.slider.max = self.play.max = max(n_frames(self.trajs[i]) for i in shown) - 1
+        k = self.slider.value
+        for pane, i in zip(self.panes, shown):
+            img, text = turn_view(self.trajs[i], min(k, n_frames(self.trajs[i]) - 1), self.golds[i])
+            pane.image.value = png_bytes(img)
+            pane.html.value = trajectory_header_html(self.trajs[i], self.verdicts[i]) + text
+        self.panes[1].box.layout.display = None if len(shown) == 2 else 'none'
+    finally: self._busy = False
 
-    def _repr_html_(self) -> str:
-        return ''.join(trajectory_html(t, v, g) for t, v, g in zip(self.trajs, self.verdicts, self.golds))
+@patch
+def _repr_html_(self: TrajectoryViewer) -> str:
+    return ''.join(trajectory_html(t, v, g) for t, v, g in zip(self.trajs, self.verdicts, self.golds))
 
-    def _repr_mimebundle_(self, **kw):
-        "The live widget where widgets render, the static strip (`text/html`) elsewhere."
-        b = self.box._repr_mimebundle_(**kw) or {}
-        return {**b, 'text/html': self._repr_html_()}
+@patch
+def _repr_mimebundle_(self: TrajectoryViewer, **kw):
+    "The live widget where widgets render, the static strip (`text/html`) elsewhere."
+    b = self.box._repr_mimebundle_(**kw) or {}
+    return {**b, 'text/html': self._repr_html_()}
 
+# %% ../nbs/12_widgets.ipynb #826256b5
 # A trajectory shows itself as the static strip in a notebook once this module is imported. The rollout module
 # that defines `Trajectory` is on the training path and imports no view, so the display is registered from here.
 Trajectory._repr_html_ = lambda self: trajectory_html(self)

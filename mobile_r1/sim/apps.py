@@ -85,6 +85,8 @@ ZH = {
     'Book list': '书单', 'Recipes': '菜谱', 'English': 'English', 'Chinese': '中文', 'Spanish': 'Español',
     'French': 'Français', 'German': 'Deutsch', 'Japanese': '日本語',
 }
+
+# %% ../../nbs/03c_sim_apps.ipynb #efede6d0
 _BACK = {norm(v): k for k, v in ZH.items()}
 
 _ZH_NORM = {norm(k): v for k, v in ZH.items()}
@@ -144,6 +146,7 @@ HOSTS = ['Travel Lily', 'Chef Wang', 'Island Joe', 'Mountain Mia', 'City Walker'
 PACKAGES = ['Sanya Beach Resort', 'Lijiang Old Town Inn', 'Hangzhou Lake View', 'Chengdu Panda Hotel', 'Guilin River Lodge',
             "Xi'an Wall Hotel", 'Harbin Ice Hotel', 'Xiamen Island Stay']
 
+# %% ../../nbs/03c_sim_apps.ipynb #59de3cae
 def travelpig() -> App:
     "The paper's example app: hotel packages, hot live streams, hosts to follow."
     s = {'home': Screen('home', 'TravelPig', tabs=True, els=(
@@ -174,6 +177,7 @@ MENUS = {'Noodle House': ['Beef Noodles', 'Cold Noodles'], 'Dumpling King': ['Po
          'Burger Barn': ['Cheeseburger', 'Fries'], 'Tea Time': ['Milk Tea', 'Lemon Tea'],
          'Pizza Plaza': ['Margherita', 'Pepperoni'], 'Congee Corner': ['Chicken Congee', 'Pumpkin Congee']}
 
+# %% ../../nbs/03c_sim_apps.ipynb #0f9137f5
 def fooddash() -> App:
     "Food delivery: restaurants, menus, a basket."
     s = {'home': Screen('home', 'FoodDash', tabs=True, els=(El('promo', 'Free shipping', 'banner', sub='Restaurants nearby', hue=205),),
@@ -203,6 +207,7 @@ def video() -> App:
 
 PLACES = ['Central Station', 'City Library', 'West Lake', 'Airport T2', "People's Hospital", 'Olympic Park', 'Science Museum', 'Night Market']
 
+# %% ../../nbs/03c_sim_apps.ipynb #3a48f300
 def maps() -> App:
     "Maps: search a place, save it, get directions, start navigation."
     s = {'home': Screen('home', 'Maps', els=(
@@ -239,6 +244,7 @@ TOGGLES = {'Wi-Fi': ('home', True), 'Bluetooth': ('home', False), 'Airplane mode
            'Dark mode': ('display', False), 'Auto-rotate': ('display', True), 'Vibrate': ('sound', True),
            'Do not disturb': ('sound', False)}
 
+# %% ../../nbs/03c_sim_apps.ipynb #cb54dd2d
 def settings() -> App:
     "System settings: toggles, sub-pages, a language list."
     tg = lambda scr: tuple(El(f'toggle:{t}', t, 'toggle', act=('toggle', t)) for t, (sc, _) in TOGGLES.items() if sc == scr)
@@ -268,6 +274,7 @@ def music() -> App:
 
 MOVIES = ['The Long River', 'Star Pilot', 'Kung Fu Cat', 'Ocean Heart', 'Last Train', 'Desert Song', 'Ice Kingdom', 'Tiny Giants']
 
+# %% ../../nbs/03c_sim_apps.ipynb #1b7da5ac
 def movies() -> App:
     "Movie tickets (unseen in training)."
     s = {'home': Screen('home', 'Movies', tabs=True, rows=_rows(MOVIES, go='movie:{}', sub=lambda m: f'rated {6 + _h(m, 4)}.{_h(m, 9)}')),

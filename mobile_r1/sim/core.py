@@ -55,6 +55,7 @@ class Screen:
     source: tuple = ()        # (data key, prefix): also list the app data items starting with prefix, as text rows
     tabs: bool = False        # show the app's tab bar
 
+# %% ../../nbs/03a_sim_core.ipynb #2ac4baaa
 @dataclass(eq=False)
 class App:
     "An app: its screens, tab bar and initial data."
@@ -159,6 +160,7 @@ class Layout:
 
 def _rng(key) -> random.Random: return random.Random(zlib.crc32(repr(key).encode()))
 
+# %% ../../nbs/03a_sim_core.ipynb #57e43c9f
 @lru_cache(maxsize=4096)
 def _layout(screen: Screen, tab_ids: tuple, jitter) -> Layout:
     r = _rng(jitter) if jitter is not None else None
@@ -198,6 +200,7 @@ def layout(app: App, screen: Screen, jitter=None) -> Layout:
     "The boxes of `screen` (base canvas); `jitter=None` gives the fixed level-0 layout."
     return _layout(screen, tuple(t.id for t in app.tabs) if screen.tabs else (), jitter)
 
+# %% ../../nbs/03a_sim_core.ipynb #e6056ee6
 def scale_box(box, s: float) -> tuple:
     "A base-canvas box in device pixels."
     return tuple(round(v * s) for v in box)

@@ -66,6 +66,8 @@ TEXT = {
                p_way='回到去“{}”页面的路上', has='{v}：{k}', eq='把{k}设为{v}', on='打开{k}', off='关闭{k}',
                screen='打开“{v}”页面', close_sub='关闭弹窗', done_sub='结束任务'),
 }
+
+# %% ../../nbs/03f_sim_expert.ipynb #1bf45054
 VERBS = {  # key -> (English, Chinese); {v} the value, {w} its second part ('Alice: hi' -> w=Alice, v=hi)
     'cart': ('add {v} to the cart', '把{v}加入购物车'), 'favourites': ('add {v} to favourites', '收藏{v}'),
     'searches': ('search for {v}', '搜索{v}'), 'follows': ('follow {v}', '关注{v}'), 'likes': ('like {v}', '给{v}点赞'),
@@ -119,6 +121,7 @@ def _pages(idx: int, first: int, nv: int) -> int:
     page = max(1, nv - 1)
     return math.ceil(abs(idx - first - (nv - 1 if idx >= first + nv else 0)) / page)
 
+# %% ../../nbs/03f_sim_expert.ipynb #726b824d
 def route(phone: SimPhone, site: str):
     "First edge of the cheapest way from the current screen to `site`: ('el', El, text) or ('back',), or None."
     st = phone.state; app = phone.apps[st.app]; data = st.data[st.app]
@@ -159,6 +162,26 @@ def _where(phone: SimPhone, T: dict, lang: str) -> str:
     else: w = T['app_where'].format(title=tr(get_screen(phone.apps[st.app], st.screen).title, lang), app=tr(st.app, lang))
     return T['popup_where'].format(where=w, title=st.popup.title) if st.popup else w
 
+# %% ../../nbs/03f_sim_expert.ipynb #8a9682f3
+def _field_first(st, e, text) -> str | None:
+    "'focus' or 'type' while the field that submit `e` uses does not hold `text` yet; None when `e` can be tapped."
+    if not (e.uses and text): return None
+    fkey = f'{st.app}/{st.screen}/{e.uses}'
+    if norm(canon(st.fields.get(fkey, ''))) == norm(canon(text)): return None
+    return 'type' if st.focus == fkey else 'focus'
+
+def _swipe_to(phone: SimPhone, app, e) -> tuple | None:
+    "A swipe that brings list row `e` toward view, and its direction ('up' or 'down'); None when `e` is no row of this list."
+    st, s = phone.state, phone.cfg.scale
+    scr = get_screen(app, st.screen)
+    ids = [r.id for r in _list_rows(app, scr, st.data[st.app], (phone.episode_seed, st.app, st.screen) if phone.cfg.level >= 3 else None)]
+    if e.id not in ids: return None
+    lb = scale_box(layout(app, scr, phone.jitter(st.screen)).list_box, s)
+    x, lo_y, hi_y = (lb[0] + lb[2]) // 2, lb[1] + (lb[3] - lb[1]) // 6, lb[3] - (lb[3] - lb[1]) // 6
+    down = ids.index(e.id) < st.scroll.get(f'{st.app}/{st.screen}', 0)
+    return (Swipe((x, lo_y), (x, hi_y)), 'down') if down else (Swipe((x, hi_y), (x, lo_y)), 'up')
+
+# %% ../../nbs/03f_sim_expert.ipynb #4a98002a
 def expert_action(phone: SimPhone, task: Task) -> Golden:
     "The golden next action for `task` from the phone's current state (see the plan above)."
     st, lang, s = phone.state, phone.cfg.lang, phone.cfg.scale
@@ -193,28 +216,17 @@ def expert_action(phone: SimPhone, task: Task) -> Golden:
         purpose = sub if not nxt or nxt == '..' or '{text}' in nxt else T['p_open'].format(tr(get_screen(app, nxt).title, lang))
     _, e, text = edge
     by_id = {t.id: t for t in targets}
-    if e.uses and text:                                   # a submit needs its field filled first
-        fkey = f'{st.app}/{st.screen}/{e.uses}'
-        if norm(canon(st.fields.get(fkey, ''))) != norm(canon(text)):
-            if st.focus != fkey:
-                if e.uses in by_id: return click(by_id[e.uses], T['p_focus'], sub)
-            else:
-                typed = tr(text, lang)
-                return gold(Type(typed), T['type'].format(typed), T['type_s'].format(typed), sub, sub)
+    need = _field_first(st, e, text)                      # a submit needs its field filled first
+    if need == 'focus' and e.uses in by_id: return click(by_id[e.uses], T['p_focus'], sub)
+    if need == 'type': typed = tr(text, lang); return gold(Type(typed), T['type'].format(typed), T['type_s'].format(typed), sub, sub)
     if e.id in by_id: return click(by_id[e.id], purpose, sub)
     if st.focus is not None: return press('Back', T['p_kb'], sub)
-    scr = get_screen(app, st.screen)
-    rows = _list_rows(app, scr, st.data[st.app], (phone.episode_seed, st.app, st.screen) if phone.cfg.level >= 3 else None)
-    ids = [r.id for r in rows]
-    if e.id in ids:
-        lb = scale_box(layout(app, scr, phone.jitter(st.screen)).list_box, s)
-        x, lo_y, hi_y = (lb[0] + lb[2]) // 2, lb[1] + (lb[3] - lb[1]) // 6, lb[3] - (lb[3] - lb[1]) // 6
-        down = ids.index(e.id) < st.scroll.get(f'{st.app}/{st.screen}', 0)
-        act = Swipe((x, lo_y), (x, hi_y)) if down else Swipe((x, hi_y), (x, lo_y))
-        k = 'down' if down else 'up'
+    if (sw := _swipe_to(phone, app, e)) is not None:     # a list row out of view: scroll toward it
+        act, k = sw
         return gold(act, T[k], T[k + '_s'], T['p_find'].format(tr(e.label, lang)), sub)
     return press('Back', T['p_way'].format(tr(app.screens[site].title, lang)), sub)
 
+# %% ../../nbs/03f_sim_expert.ipynb #75b8e920
 def solve(phone: SimPhone, task: Task, max_steps: int = 30) -> list:
     "Run the expert from the current state until it terminates; returns the `Golden` steps."
     out = []

@@ -69,6 +69,7 @@ def expert_episode(phone: SimPhone, task, seed: int, cfg: GenConfig, save_image)
                    {'task_id': task.id, 'split': task.split, 'level': phone.cfg.level, 'seed': seed, 'lang': phone.cfg.lang,
                     'success': task.is_successful(phone.state)})
 
+# %% ../../nbs/03g_sim_generate.ipynb #8034803a
 def generate_dataset(out_dir, split: str = 'train', n: int = 100, level: int = 0, seed: int = 0,
                      cfg: GenConfig | None = None, overwrite: bool = False, progress: bool = True,
                      world: Sequence[str] | None = None) -> Path:

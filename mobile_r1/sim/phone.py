@@ -31,6 +31,7 @@ from .core import (SimConfig, PhoneState, Screen, El, App, BASE_H, KEYBOARD_H, l
                                 inside, home_boxes, make_popup, norm, _rng)
 from .render import Item, View, Renderer, THEMES, find_cjk_font
 from .apps import APPS, ADS, PERMISSIONS, tr, canon
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PROMO', 'get_screen', 'is_done', 'Target', 'scene', 'SimPhone', 'tap', 'random_action']
@@ -67,6 +68,7 @@ class Target:
         self.id, self.kind, self.label, self.box, self.el, self.where = id, kind, label, box, el, where
     def __repr__(self): return f'Target({self.id!r}, {self.kind}, {self.label!r}, {self.box})'
 
+# %% ../../nbs/03d_sim_phone.ipynb #3364a735
 def scene(phone: 'SimPhone') -> tuple[View, list]:
     "The `View` to draw and the clickable `Target`s, topmost first."
     st, cfg, lang = phone.state, phone.cfg, phone.cfg.lang
@@ -115,16 +117,13 @@ class SimPhone:
         self.render_view = Renderer(cfg.scale, cfg.cache_size)
         self.rng, self.task, self.episode_seed, self.theme, self.hue_shift = random.Random(0), None, 0, 'light', 0
         self.state = self._fresh_state()
-
     def _fresh_state(self) -> PhoneState:
         return PhoneState(data={n: copy.deepcopy(a.data) for n, a in self.apps.items()})
-
     @property
     def screen_size(self) -> tuple[int, int]: return self.cfg.size
     def jitter(self, sid: str):
         "The layout jitter key of screen `sid` this episode (None at level 0: fixed layouts)."
         return (self.episode_seed, self.state.app, sid) if self.cfg.level >= 1 else None
-
     def reset(self, task=None, seed: int | None = None) -> tuple[dict, dict]:
         "Start an episode on the home screen: fresh app data; `seed` fixes pop-ups, jitter and theme."
         if seed is not None: self.rng = random.Random(seed)
@@ -134,7 +133,6 @@ class SimPhone:
         self.task, self.state = task, self._fresh_state()
         self._event, self._error = 'reset', None
         return self.observe()
-
     def observe(self) -> tuple[dict, dict]:
         "The current (obs, info) without acting."
         view, targets = scene(self)
@@ -147,135 +145,150 @@ class SimPhone:
         popup = None if self.state.popup is None else {'kind': self.state.popup.kind, 'title': self.state.popup.title}
         return obs, {'elements': els, 'popup': popup, 'event': self._event, 'error': self._error, 'steps': self.state.steps}
 
-    def step(self, action: Action | str) -> tuple[dict, float, bool, bool, dict]:
-        "Apply one action; returns (obs, reward, terminated, truncated, info)."
-        st = self.state
-        if st.status is not None: raise RuntimeError('the episode has ended (terminate was called): call reset() first')
-        if isinstance(action, str):
-            p = parse_response(action)
-            action = p.action if p.action is not None else p.error or 'unparseable answer'
-        st.steps += 1
-        self._event, self._error = 'nothing', None
-        if isinstance(action, Action): self._apply(action)
-        else: self._error = f'invalid action: {action}'
-        terminated = st.status is not None
-        reward = float(terminated and self.task is not None and self.task.is_successful(st))
-        truncated = not terminated and st.steps >= self.cfg.max_steps
-        obs, info = self.observe()
-        return obs, reward, terminated, truncated, info
+# %% ../../nbs/03d_sim_phone.ipynb #b6320b6b
+@patch
+def step(self: SimPhone, action: Action | str) -> tuple[dict, float, bool, bool, dict]:
+    "Apply one action; returns (obs, reward, terminated, truncated, info)."
+    st = self.state
+    if st.status is not None: raise RuntimeError('the episode has ended (terminate was called): call reset() first')
+    if isinstance(action, str):
+        p = parse_response(action)
+        action = p.action if p.action is not None else p.error or 'unparseable answer'
+    st.steps += 1
+    self._event, self._error = 'nothing', None
+    if isinstance(action, Action): self._apply(action)
+    else: self._error = f'invalid action: {action}'
+    terminated = st.status is not None
+    reward = float(terminated and self.task is not None and self.task.is_successful(st))
+    truncated = not terminated and st.steps >= self.cfg.max_steps
+    obs, info = self.observe()
+    return obs, reward, terminated, truncated, info
 
-    # --- transitions -------------------------------------------------------------------------------------
-    def _enter(self, sid: str):
-        st = self.state
-        st.stack.append(sid)
-        for d in (st.scroll, st.fields):
-            for k in [k for k in d if k.startswith(f'{st.app}/{sid}')]: del d[k]
+# --- transitions -------------------------------------------------------------------------------------
+@patch
+def _enter(self: SimPhone, sid: str):
+    st = self.state
+    st.stack.append(sid)
+    for d in (st.scroll, st.fields):
+        for k in [k for k in d if k.startswith(f'{st.app}/{sid}')]: del d[k]
+    st.focus = None
+    self._event = f'opened {st.app}/{sid}'
+    if self.rng.random() < self.cfg.p_popup:
+        app = self.apps[st.app]
+        if self.rng.random() < 0.6: title, text = self.rng.choice(ADS); kind = 'ad'
+        else: title, text, kind = self.rng.choice(PERMISSIONS), '', 'permission'
+        lang = self.cfg.lang
+        st.popup = make_popup(kind, tr(title, lang).format(app=tr(app.name, lang)), tr(text, lang), self.rng, self.cfg.level,
+                              hue=(app.hue + 150) % 360)
+
+# %% ../../nbs/03d_sim_phone.ipynb #187bf15b
+@patch
+def open_app(self: SimPhone, name: str):
+    "Start app `name` at its home screen (its data persists)."
+    st = self.state
+    st.app, st.stack, st.popup, st.focus = name, [], None, None
+    self._enter('home')
+
+@patch
+def go_home(self: SimPhone):
+    st = self.state
+    st.app, st.stack, st.popup, st.focus = None, [], None, None
+    self._event = 'home screen'
+
+@patch
+def back(self: SimPhone):
+    st = self.state
+    if st.popup is not None: st.popup = None; self._event = 'closed pop-up'
+    elif st.focus is not None: st.focus = None; self._event = 'hid keyboard'
+    elif st.app is None: self._event = 'nothing'
+    elif len(st.stack) > 1: st.stack.pop(); self._event = f'back to {st.app}/{st.screen}'
+    else: self.go_home()
+
+@patch
+def _resolve(self: SimPhone, go: str, text: str) -> str | None:
+    app = self.apps[self.state.app]
+    if '{text}' not in go: return go
+    sid = go.replace('{text}', norm(canon(text)))
+    return sid if sid in app.screens else go.split('{text}')[0] + '*' if go.split('{text}')[0] + '*' in app.screens else None
+
+# %% ../../nbs/03d_sim_phone.ipynb #e3f9dbae
+@patch
+def _activate(self: SimPhone, e: El):
+    st = self.state
+    text = ''
+    if e.uses:
+        text = st.fields.get(f'{st.app}/{st.screen}/{e.uses}', '').strip()
+        if not text: self._error = f'{e.id} needs text in {e.uses}'; return
         st.focus = None
-        self._event = f'opened {st.app}/{sid}'
-        if self.rng.random() < self.cfg.p_popup:
-            app = self.apps[st.app]
-            if self.rng.random() < 0.6: title, text = self.rng.choice(ADS); kind = 'ad'
-            else: title, text, kind = self.rng.choice(PERMISSIONS), '', 'permission'
-            lang = self.cfg.lang
-            st.popup = make_popup(kind, tr(title, lang).format(app=tr(app.name, lang)), tr(text, lang), self.rng, self.cfg.level,
-                                  hue=(app.hue + 150) % 360)
+    if e.act:
+        data, (op, key) = st.data[st.app], e.act[:2]
+        if op == 'toggle': data[key] = not data[key]
+        else:
+            val = e.act[2].replace('{text}', canon(text))
+            if op == 'add': data[key].add(val)
+            else: data[key] = val
+        self._event = f'{op} {key}'
+    if e.go == '..': self.back()
+    elif e.go:
+        sid = self._resolve(e.go, text)
+        if sid is None: self._error = f'no screen for {e.go!r}'; return
+        if e.kind == 'tab': st.stack = []
+        self._enter(sid)
 
-    def open_app(self, name: str):
-        "Start app `name` at its home screen (its data persists)."
-        st = self.state
-        st.app, st.stack, st.popup, st.focus = name, [], None, None
-        self._enter('home')
+@patch
+def _click(self: SimPhone, pt):
+    st = self.state
+    s = self.cfg.scale
+    p = (pt[0] / s, pt[1] / s)
+    _, targets = scene(self)
+    hit = next((t for t in targets if inside(p, t.box)), None)
+    if hit is None: self._error = 'no element at this point'; return
+    if hit.kind == 'popup':
+        if hit.id == 'view': st.popup = None; self._enter('_promo')
+        else: st.popup = None; self._event = 'closed pop-up'
+    elif hit.kind == 'icon': self.open_app(hit.where)
+    elif hit.kind == 'field':
+        st.focus = f'{st.app}/{st.screen}/{hit.id}'; self._event = f'focused {hit.id}'
+    else: self._activate(hit.el)
 
-    def go_home(self):
-        st = self.state
-        st.app, st.stack, st.popup, st.focus = None, [], None, None
-        self._event = 'home screen'
+# %% ../../nbs/03d_sim_phone.ipynb #8e0c9900
+@patch
+def _swipe(self: SimPhone, a: Swipe):
+    st, s = self.state, self.cfg.scale
+    (x0, y0), (x1, y1) = [(c[0] / s, c[1] / s) for c in (a.coordinate, a.coordinate2)]
+    if st.popup is not None or st.app is None: self._error = 'nothing to scroll'; return
+    app = self.apps[st.app]; scr = get_screen(app, st.screen)
+    lo = layout(app, scr, self.jitter(st.screen))
+    n = len(_list_rows(app, scr, st.data[st.app]))
+    if abs(y1 - y0) < 30 or abs(y1 - y0) < abs(x1 - x0) or not inside((x0, y0), lo.list_box) or n <= lo.n_visible:
+        self._error = 'nothing to scroll here'; return
+    key, page = f'{st.app}/{st.screen}', max(1, lo.n_visible - 1)
+    first = st.scroll.get(key, 0)
+    st.scroll[key] = min(max(0, first + (page if y1 < y0 else -page)), n - lo.n_visible)
+    self._event = f'scrolled to row {st.scroll[key]}'
 
-    def back(self):
-        st = self.state
-        if st.popup is not None: st.popup = None; self._event = 'closed pop-up'
-        elif st.focus is not None: st.focus = None; self._event = 'hid keyboard'
-        elif st.app is None: self._event = 'nothing'
-        elif len(st.stack) > 1: st.stack.pop(); self._event = f'back to {st.app}/{st.screen}'
-        else: self.go_home()
+@patch
+def _apply(self: SimPhone, a: Action):
+    st = self.state
+    if isinstance(a, (Click, LongPress)): self._click(a.coordinate)
+    elif isinstance(a, Swipe): self._swipe(a)
+    elif isinstance(a, Type):
+        if st.focus is None: self._error = 'no focused text field: click one first'
+        else: st.fields[st.focus] = a.text; self._event = f'typed into {st.focus}'
+    elif isinstance(a, SystemButton):
+        if a.button == 'Back': self.back()
+        elif a.button == 'Home': self.go_home()
+        elif a.button == 'Enter' and st.focus is not None:
+            fid = st.focus.rsplit('/', 1)[1]
+            sub = next((e for e in get_screen(self.apps[st.app], st.screen).els if e.uses == fid), None)
+            if sub: self._activate(sub)
+    elif isinstance(a, Open):
+        name = next((n for n in self.apps if norm(a.text) in (norm(n), norm(tr(n, 'zh')))), None)
+        if name is None: self._error = f'no app named {a.text!r}'
+        else: self.open_app(name)
+    elif isinstance(a, Terminate): st.status = a.status; self._event = f'terminated: {a.status}'
 
-    def _resolve(self, go: str, text: str) -> str | None:
-        app = self.apps[self.state.app]
-        if '{text}' not in go: return go
-        sid = go.replace('{text}', norm(canon(text)))
-        return sid if sid in app.screens else go.split('{text}')[0] + '*' if go.split('{text}')[0] + '*' in app.screens else None
-
-    def _activate(self, e: El):
-        st = self.state
-        text = ''
-        if e.uses:
-            text = st.fields.get(f'{st.app}/{st.screen}/{e.uses}', '').strip()
-            if not text: self._error = f'{e.id} needs text in {e.uses}'; return
-            st.focus = None
-        if e.act:
-            data, (op, key) = st.data[st.app], e.act[:2]
-            if op == 'toggle': data[key] = not data[key]
-            else:
-                val = e.act[2].replace('{text}', canon(text))
-                if op == 'add': data[key].add(val)
-                else: data[key] = val
-            self._event = f'{op} {key}'
-        if e.go == '..': self.back()
-        elif e.go:
-            sid = self._resolve(e.go, text)
-            if sid is None: self._error = f'no screen for {e.go!r}'; return
-            if e.kind == 'tab': st.stack = []
-            self._enter(sid)
-
-    def _click(self, pt):
-        st = self.state
-        s = self.cfg.scale
-        p = (pt[0] / s, pt[1] / s)
-        _, targets = scene(self)
-        hit = next((t for t in targets if inside(p, t.box)), None)
-        if hit is None: self._error = 'no element at this point'; return
-        if hit.kind == 'popup':
-            if hit.id == 'view': st.popup = None; self._enter('_promo')
-            else: st.popup = None; self._event = 'closed pop-up'
-        elif hit.kind == 'icon': self.open_app(hit.where)
-        elif hit.kind == 'field':
-            st.focus = f'{st.app}/{st.screen}/{hit.id}'; self._event = f'focused {hit.id}'
-        else: self._activate(hit.el)
-
-    def _swipe(self, a: Swipe):
-        st, s = self.state, self.cfg.scale
-        (x0, y0), (x1, y1) = [(c[0] / s, c[1] / s) for c in (a.coordinate, a.coordinate2)]
-        if st.popup is not None or st.app is None: self._error = 'nothing to scroll'; return
-        app = self.apps[st.app]; scr = get_screen(app, st.screen)
-        lo = layout(app, scr, self.jitter(st.screen))
-        n = len(_list_rows(app, scr, st.data[st.app]))
-        if abs(y1 - y0) < 30 or abs(y1 - y0) < abs(x1 - x0) or not inside((x0, y0), lo.list_box) or n <= lo.n_visible:
-            self._error = 'nothing to scroll here'; return
-        key, page = f'{st.app}/{st.screen}', max(1, lo.n_visible - 1)
-        first = st.scroll.get(key, 0)
-        st.scroll[key] = min(max(0, first + (page if y1 < y0 else -page)), n - lo.n_visible)
-        self._event = f'scrolled to row {st.scroll[key]}'
-
-    def _apply(self, a: Action):
-        st = self.state
-        if isinstance(a, (Click, LongPress)): self._click(a.coordinate)
-        elif isinstance(a, Swipe): self._swipe(a)
-        elif isinstance(a, Type):
-            if st.focus is None: self._error = 'no focused text field: click one first'
-            else: st.fields[st.focus] = a.text; self._event = f'typed into {st.focus}'
-        elif isinstance(a, SystemButton):
-            if a.button == 'Back': self.back()
-            elif a.button == 'Home': self.go_home()
-            elif a.button == 'Enter' and st.focus is not None:
-                fid = st.focus.rsplit('/', 1)[1]
-                sub = next((e for e in get_screen(self.apps[st.app], st.screen).els if e.uses == fid), None)
-                if sub: self._activate(sub)
-        elif isinstance(a, Open):
-            name = next((n for n in self.apps if norm(a.text) in (norm(n), norm(tr(n, 'zh')))), None)
-            if name is None: self._error = f'no app named {a.text!r}'
-            else: self.open_app(name)
-        elif isinstance(a, Terminate): st.status = a.status; self._event = f'terminated: {a.status}'
-
+# %% ../../nbs/03d_sim_phone.ipynb #0e8312f3
 def tap(phone: SimPhone, target_id: str) -> Click:
     "A click on the centre of the visible element `target_id` (device pixels); `KeyError` if it is not visible."
     _, targets = scene(phone)

@@ -19,7 +19,8 @@ from PIL import Image, ImageDraw, ImageFont
 from .core import (BASE_W, BASE_H, STATUS_H, APPBAR_H, TABBAR_H, KEYBOARD_H, Popup, scale_box, center)
 
 # %% auto #0
-__all__ = ['THEMES', 'CJK_FONT_GLOBS', 'KEY_ROWS', 'Item', 'View', 'rgb', 'find_cjk_font', 'font', 'draw_view', 'Renderer']
+__all__ = ['THEMES', 'CJK_FONT_GLOBS', 'CONTROLS', 'KEY_ROWS', 'Item', 'View', 'rgb', 'find_cjk_font', 'font', 'draw_view',
+           'Renderer']
 
 # %% ../../nbs/03b_sim_render.ipynb #454028dd
 @dataclass(frozen=True)
@@ -110,7 +111,9 @@ def _status_bar(p, fg):
     p.rect((322, 7, 344, 17), None, r=2, outline=fg); p.rect((324, 9, 338, 15), fg); p.rect((344, 10, 346, 14), fg)
     for k in range(4): p.rect((298 + k * 5, 15 - k * 3, 301 + k * 5, 17), fg)
 
-def _item(p, it: Item, hue, th):
+# %% ../../nbs/03b_sim_render.ipynb #69c8d9ba
+def _control(p, it: Item, hue, th):
+    "Draw an icon, field, button, chip, tile or banner."
     bg, surf, fg, sub, div = th
     acc = rgb(hue, 0.45)
     x1, y1, x2, y2 = it.box
@@ -137,7 +140,15 @@ def _item(p, it: Item, hue, th):
         p.rect((x2 - 90, y1 + 18, x2 - 20, y2 - 18), rgb(it.hue + 30, 0.72, 0.5), r=35)
         p.text((x1 + 18, y1 + 30), it.label, 18, (255, 255, 255), width=x2 - x1 - 120)
         if it.sub: p.text((x1 + 18, y1 + 58), it.sub, 12, (255, 255, 255), width=x2 - x1 - 120)
-    elif k in ('toggle', 'link'):
+
+# %% ../../nbs/03b_sim_render.ipynb #ee2d9cf3
+def _line(p, it: Item, hue, th):
+    "Draw a toggle, link, text, list row or tab."
+    bg, surf, fg, sub, div = th
+    acc = rgb(hue, 0.45)
+    x1, y1, x2, y2 = it.box
+    k = it.kind
+    if k in ('toggle', 'link'):
         p.rect(it.box, surf); p.line([(16, y2 - 1), (BASE_W, y2 - 1)], div, 1)
         p.text((20, (y1 + y2) / 2), it.label, 15, fg, width=240)
         if k == 'toggle':
@@ -160,6 +171,11 @@ def _item(p, it: Item, hue, th):
         p.rect(((x1 + x2) / 2 - 10, y1 + 8, (x1 + x2) / 2 + 10, y1 + 28), col, r=6 if it.on else 3)
         p.text(((x1 + x2) / 2, y1 + 42), it.label, 11, col, width=x2 - x1 - 4, anchor='mm')
 
+CONTROLS = ('icon', 'field', 'submit', 'button', 'chip', 'tile', 'banner')
+
+def _item(p, it: Item, hue, th): (_control if it.kind in CONTROLS else _line)(p, it, hue, th)
+
+# %% ../../nbs/03b_sim_render.ipynb #b0edc19f
 KEY_ROWS = ('qwertyuiop', 'asdfghjkl', 'zxcvbnm')
 
 def _keyboard(p, th):
@@ -196,6 +212,7 @@ def _popup(img, p, pop: Popup, th):
             p.text(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), label, 14, (255, 255, 255) if bid in ('view', 'allow') else th[2],
                    width=b[2] - b[0] - 6, anchor='mm')
 
+# %% ../../nbs/03b_sim_render.ipynb #0a2e0403
 def draw_view(view: View, scale: float = 1.0) -> Image.Image:
     "Render a view into a new RGB image of 360·scale × 640·scale pixels (no cache)."
     th = THEMES[view.theme]

@@ -102,6 +102,7 @@ TEMPLATES = (  # name, app, items, goal(item), English, Chinese; {x} is the item
     ('note', 'Notes', NOTE_TITLES, lambda x: (('has', 'notes', x),), 'Create a note titled "{x}" in Notes', '在备忘录中新建标题为“{x}”的备忘录'),
 )
 
+# %% ../../nbs/03e_sim_tasks.ipynb #3b0f01d5
 def _split(app: str, tid: str) -> str:
     if app in UNSEEN_APPS: return 'unseen_apps'
     return 'held_out' if zlib.crc32(tid.encode()) % 5 == 0 else 'train'
@@ -140,6 +141,7 @@ def _compound(tasks: list) -> list:
 ALL_TASKS = (lambda b: tuple(b + _compound(b)))(_base_tasks())
 TASKS_BY_ID = {t.id: t for t in ALL_TASKS}
 
+# %% ../../nbs/03e_sim_tasks.ipynb #35dd6a09
 def in_world(task: Task, world: Sequence[str] | None) -> bool:
     "Is `task` part of `world`: app names ('Video') or app/template prefixes ('Video/like_video'); None is every task."
     return not world or any(task.app == w or task.id.startswith(w.rstrip('/') + '/') for w in world)
