@@ -140,7 +140,7 @@ def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_ta
     from mobile_r1.judge import RuleJudge, agreement
     env = make_env(phones, tasks or split, world=world, level=level, popup_prob=popup_prob, max_turns=max_turns)
     if not env.checker and judge is None:
-        raise ValueError(f'the tasks on {env.name} have no checker: pass judge= (e.g. mobile_r1.judge.OpenAIJudge()); its verdict is the success')
+        raise ValueError(f'the tasks on {env.name} have no checker: pass judge= (e.g. mobile_r1.judge_client.OpenAIJudge()); its verdict is the success')
     env.capacity = env.capacity or batch_size
     pool = env.tasks[:max_tasks]
     if n_episodes: jobs = [(pool[k % len(pool)], seed * 1_000_003 + k * 7919) for k in range(n_episodes)]  # tasks cycled

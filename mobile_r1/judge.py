@@ -1,4 +1,4 @@
-r"""Stage 3's task-level reward: a judge reads a whole trajectory and returns a score in [0, 1] with a reason: the simulator's checker (`RuleJudge`) or a GPT-4o-style model behind any OpenAI-compatible endpoint (`OpenAIJudge`), with retries, a thread pool, a disk cache, and an agreement report.
+r"""Stage 3's task-level reward: a judge reads a whole trajectory and returns a score in [0, 1] with a reason: the simulator's checker (`RuleJudge`) or a GPT-4o-style model reading a prompt we build and answering `Reason:` / `Score:`; and how far two judges agree. The HTTP client (`OpenAIJudge`: endpoint, retries, cache, a replayed server) is `07b_judge_client`.
 
 In Mobile-R1's third stage the agent plays whole episodes and a **judge** scores each trajectory; GRPO then compares
 the $G$ trajectories of one instruction. The paper's judge is GPT-4o: it sees the instruction and the history and
@@ -11,14 +11,11 @@ The protocol every judge follows: `judge.score(task, trajectory) -> Verdict(scor
 
 - `RuleJudge` uses the simulator's checker: 1.0 when the agent ended with `terminate(success)` **and**
   `task.is_successful(trajectory.final_state)` holds, else 0.0; the reason says which.
-- `OpenAIJudge` sends the instruction, every step's thought, action sentence and tool call, and the last $k$
-  screenshots (PNG data URLs) to a chat-completions endpoint; it retries rate limits (429), server errors (5xx)
-  and dropped connections with exponential backoff (honouring `Retry-After`, capped), caches every verdict on disk
-  under a hash of (model, prompt text, image bytes), and raises `JudgeError` for a reply without a `Score:` in 1..5.
-  The API key comes from an environment variable (`OPENAI_API_KEY` by default) or `api_key=`; it never enters a
-  config, a repr, a log line, an error message or the cache.
-- `ReplayServer` imitates an OpenAI-compatible endpoint on 127.0.0.1 with recorded replies, so the real client code
-  runs offline and under test.
+- The LLM judge sees the instruction, every step's thought, action sentence and tool call, and the last $k$
+  screenshots (`build_request`), and answers `Reason: …` then `Score: k`; `parse_judge_reply` turns that into a
+  verdict and raises `JudgeError` for a reply without a `Score:` in 1..5. `OpenAIJudge` (`07b_judge_client`)
+  sends the request to any OpenAI-compatible endpoint, with retries, a verdict cache, and a replayed server for
+  offline use.
 - `agreement(a, b)` compares two judges on the same trajectories ("LLM vs checker").
 
 The duck-typed contract (the rollout module's `Trajectory` meets it): `trajectory.instruction`, `.final_state`,
@@ -29,21 +26,15 @@ The duck-typed contract (the rollout module's `Trajectory` meets it): `trajector
 
 # %% ../nbs/07_judge.ipynb #4762fadf
 from __future__ import annotations
-import base64, hashlib, io, json, math, os, re, tempfile, threading, time
-from collections import defaultdict
+import base64, io, json, math, re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
-import openai
-from .actions import Action, Terminate
-from fastcore.basics import patch
+from typing import Any, Iterable, Sequence
+from .actions import Terminate
 
 # %% auto #0
 __all__ = ['SUCCESS_THRESHOLD', 'JUDGE_PROMPT', 'JUDGES', 'JudgeError', 'Verdict', 'Judge', 'RuleJudge', 'step_line', 'png_bytes',
-           'build_request', 'parse_judge_reply', 'JudgeConfig', 'retry_delay', 'chat_completion', 'ReplayServer',
-           'cache_key', 'OpenAIJudge', 'make_judge', 'agreement']
+           'build_request', 'parse_judge_reply', 'make_judge', 'agreement']
 
 # %% ../nbs/07_judge.ipynb #5bd5e126
 class JudgeError(RuntimeError):
@@ -161,199 +152,15 @@ def parse_judge_reply(text: str) -> Verdict:
     reason = m.group(1).strip() if m and m.group(1).strip() else text[:_SCORE.search(text).start()].strip()
     return Verdict((k - 1) / 4, reason or '(no reason given)', raw=text)
 
-# %% ../nbs/07_judge.ipynb #de695b96
-@dataclass
-class JudgeConfig:
-    "Settings of the OpenAI-compatible judge. The API key is never a field: it comes from `api_key_env` or `api_key=`."
-    model: str = 'gpt-4o'                      # model name the endpoint serves
-    base_url: str | None = None                # endpoint ending in /v1, e.g. https://api.openai.com/v1; None: read `base_url_env`
-    base_url_env: str = 'OPENAI_BASE_URL'      # env var consulted when base_url is None
-    api_key_env: str = 'OPENAI_API_KEY'        # env var that holds the key (any non-empty string for a local server)
-    last_k_images: int = 3                     # how many of the last screenshots the judge sees
-    temperature: float = 0.0                   # sampling temperature of the judge
-    max_tokens: int = 512                      # cap on the reply's length
-    timeout_s: float = 60.0                    # per-request timeout
-    max_attempts: int = 4                      # tries per trajectory on 429 / 5xx / connection errors (1 = no retry)
-    backoff_s: float = 1.0                     # first retry delay; doubles each retry
-    max_backoff_s: float = 30.0                # cap on any delay, Retry-After included
-    cache_dir: str | None = '~/.cache/mobile_r1/judge'  # verdict cache (one JSON file per request); None disables it
-
-    def __post_init__(self):
-        if self.max_attempts < 1: raise ValueError(f'max_attempts must be >= 1, got {self.max_attempts}')
-        if self.last_k_images < 0: raise ValueError(f'last_k_images must be >= 0, got {self.last_k_images}')
-        if min(self.backoff_s, self.max_backoff_s, self.timeout_s) < 0: raise ValueError('backoff_s, max_backoff_s and timeout_s must be >= 0')
-
-    @classmethod
-    def paper(cls, **kw) -> 'JudgeConfig':
-        "The paper's judge: GPT-4o on OpenAI's API."
-        return cls(**{'model': 'gpt-4o', 'base_url': 'https://api.openai.com/v1', **kw})
-
-def retry_delay(attempt: int, cfg: JudgeConfig, retry_after: float | None = None) -> float:
-    "Seconds to wait after failed try number `attempt` (1-based): the server's Retry-After if given, else exponential; capped."
-    d = retry_after if retry_after is not None else cfg.backoff_s * 2 ** (attempt - 1)
-    return max(0.0, min(d, cfg.max_backoff_s))
-
-# %% ../nbs/07_judge.ipynb #918f8f3c
-def chat_completion(text: str, model: str = 'replay') -> dict:
-    "A minimal OpenAI chat.completion object whose only choice says `text`."
-    return {'id': 'chatcmpl-replay', 'object': 'chat.completion', 'created': 0, 'model': model,
-            'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': text}, 'finish_reason': 'stop'}]}
-
-# %% ../nbs/07_judge.ipynb #b467ac2e
-class ReplayServer:
-    "An OpenAI-compatible `/v1/chat/completions` on 127.0.0.1 answering with recorded replies; use as a context manager."
-    def __init__(self, answer: Callable[[dict], Any] | Sequence):
-        self.answer, self.requests, self._lock, self._server = answer, [], threading.Lock(), None
-    def _reply(self, body: dict) -> tuple[int, dict, str]:
-        with self._lock:
-            self.requests.append(body)
-            i = len(self.requests) - 1
-        a = self.answer(body) if callable(self.answer) else self.answer[min(i, len(self.answer) - 1)]
-        if isinstance(a, str): return 200, {}, json.dumps(chat_completion(a, body.get('model', 'replay')))
-        status, headers, payload = a
-        return status, headers, payload if isinstance(payload, str) else json.dumps(payload)
-    def start(self) -> 'ReplayServer':
-        replay = self
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args): pass
-            def do_POST(self):
-                try:
-                    body = json.loads(self.rfile.read(int(self.headers.get('Content-Length') or 0)) or b'{}')
-                    if not self.path.rstrip('/').endswith('/chat/completions'): raise LookupError(f'no route {self.path}')
-                    status, headers, payload = replay._reply(body)
-                except LookupError as e: status, headers, payload = 404, {}, json.dumps({'error': {'message': str(e)}})
-                except Exception as e: status, headers, payload = 500, {}, json.dumps({'error': {'message': repr(e)}})
-                data = payload.encode()
-                self.send_response(status)
-                for k, v in {'Content-Type': 'application/json', **headers}.items(): self.send_header(k, str(v))
-                self.send_header('Content-Length', str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-        self._server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-    @property
-    def url(self) -> str:
-        "The base URL to give a client: http://127.0.0.1:PORT/v1."
-        if self._server is None: raise RuntimeError('ReplayServer is not running: call start() or use `with ReplayServer(...) as srv:`')
-        return f'http://127.0.0.1:{self._server.server_port}/v1'
-
-# %% ../nbs/07_judge.ipynb #08001596
-@patch
-def stop(self: ReplayServer):
-    if self._server is not None:
-        self._server.shutdown(); self._server.server_close(); self._thread.join(5)
-        self._server = None
-
-@patch
-def __enter__(self: ReplayServer): return self.start()
-
-@patch
-def __exit__(self: ReplayServer, *exc): self.stop()
-
-# %% ../nbs/07_judge.ipynb #551f32b2
-def cache_key(model: str, prompt: str, images: Sequence[bytes]) -> str:
-    "sha256 over the model name, the prompt text and each image's bytes (length-prefixed, so parts cannot run together)."
-    h = hashlib.sha256()
-    for part in [model.encode(), prompt.encode(), *images]: h.update(len(part).to_bytes(8, 'big') + part)
-    return h.hexdigest()
-
-def _retry_after(e) -> float | None:
-    try: return float(e.response.headers.get('retry-after'))
-    except (AttributeError, TypeError, ValueError): return None   # absent, or an HTTP date: fall back to backoff
-
-# %% ../nbs/07_judge.ipynb #0ea0c312
-class OpenAIJudge(Judge):
-    "Score trajectories with a chat model behind any OpenAI-compatible endpoint (GPT-4o in the paper)."
-    def __init__(self, cfg: JudgeConfig | None = None, *, api_key: str | None = None):
-        cfg = cfg or JudgeConfig()
-        base_url = cfg.base_url or os.environ.get(cfg.base_url_env)
-        if not base_url: raise JudgeError(f'no judge endpoint: set JudgeConfig.base_url (e.g. JudgeConfig.paper() for '
-                                          f"OpenAI, or 'http://127.0.0.1:8000/v1' for a local server) or the env var {cfg.base_url_env}")
-        if not re.match(r'https?://', base_url): raise JudgeError(f'the judge endpoint must start with http:// or https://, got {base_url!r}')
-        key = api_key or os.environ.get(cfg.api_key_env)
-        if not key: raise JudgeError(f'no API key for the judge: set the env var {cfg.api_key_env} or pass api_key=... '
-                                     '(a local server accepts any non-empty string)')
-        self.cfg, self.base_url = cfg, base_url
-        self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=cfg.timeout_s, max_retries=0)
-        self._scrub = lambda s: s.replace(key, '***') if len(key) >= 6 else s   # an endpoint may echo the key in an error
-        self._cache = Path(cfg.cache_dir).expanduser() if cfg.cache_dir else None
-        self._lock, self._key_locks = threading.Lock(), defaultdict(threading.Lock)
-        self.stats = {'requests': 0, 'retries': 0, 'cache_hits': 0}
-    def __repr__(self): return f'OpenAIJudge(model={self.cfg.model!r}, base_url={self.base_url!r}, cache_dir={self.cfg.cache_dir!r})'
-    def _count(self, name):
-        with self._lock: self.stats[name] += 1
-    def _load(self, key) -> Verdict | None:
-        if self._cache is None: return None
-        try:
-            d = json.loads((self._cache / f'{key}.json').read_text())
-            return Verdict(d['score'], d['reason'], d.get('raw'))
-        except FileNotFoundError: return None
-        except (ValueError, KeyError, TypeError): return None   # a damaged file: ask again (and overwrite it)
-    def _save(self, key, v: Verdict):
-        if self._cache is None: return
-        self._cache.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self._cache, prefix=f'.{key[:8]}', suffix='.tmp')
-        try:
-            with os.fdopen(fd, 'w') as f: json.dump({'model': self.cfg.model, 'score': v.score, 'reason': v.reason, 'raw': v.raw}, f)
-            os.replace(tmp, self._cache / f'{key}.json')   # atomic: readers see the old file or the whole new one
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-# %% ../nbs/07_judge.ipynb #2379e25e
-@patch
-def _ask(self: OpenAIJudge, messages) -> str:
-    "The judge model's reply text; every failure is a `JudgeError`."
-    cfg = self.cfg
-    for attempt in range(1, cfg.max_attempts + 1):
-        self._count('requests')
-        try:
-            r = self._client.chat.completions.create(model=cfg.model, messages=messages, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
-            return _content(r, self.base_url)
-        except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as e:
-            if attempt == cfg.max_attempts:
-                raise JudgeError(f'the judge endpoint {self.base_url} kept failing; gave up after {attempt} tries: {self._scrub(str(e))[:300]}') from None
-            self._count('retries')
-            time.sleep(retry_delay(attempt, cfg, _retry_after(e)))
-        except openai.AuthenticationError:
-            raise JudgeError(f'the judge endpoint {self.base_url} rejected the API key (401): check the env var {cfg.api_key_env}') from None
-        except openai.APIStatusError as e:
-            raise JudgeError(f'the judge endpoint {self.base_url} answered {e.status_code} for model {cfg.model!r} '
-                             f'(check base_url ends in /v1 and the model name): {self._scrub(str(e))[:300]}') from None
-
-@patch
-def score(self: OpenAIJudge, task, trajectory) -> Verdict:
-    "Ask the model for a verdict on `trajectory`, or read it from the cache."
-    instruction = getattr(trajectory, 'instruction', None) or getattr(task, 'instruction', None)
-    messages, prompt, images = build_request(instruction, trajectory.steps, self.cfg.last_k_images)
-    key = cache_key(self.cfg.model, prompt, images)
-    with self._lock: key_lock = self._key_locks[key]
-    with key_lock:
-        if (v := self._load(key)) is not None:
-            self._count('cache_hits')
-            return v
-        v = parse_judge_reply(self._ask(messages))
-        self._save(key, v)
-        return v
-
-# %% ../nbs/07_judge.ipynb #40e00cf1
-def _content(reply, base_url) -> str:
-    "The text of a chat-completion reply; a 200 that is not one (a proxy's page, an empty `choices`) is a `JudgeError`."
-    try: return reply.choices[0].message.content or ''
-    except (AttributeError, IndexError, KeyError, TypeError):
-        raise JudgeError(f'the judge endpoint {base_url} answered, but not with a chat completion ({type(reply).__name__} '
-                         f'without choices[0].message): is base_url an OpenAI-compatible /v1 endpoint?') from None
-
 # %% ../nbs/07_judge.ipynb #mkjudge02
 JUDGES = ('rule', 'openai')
 
 def make_judge(name: str = 'rule') -> Judge:
     "'rule': SimPhone's checker (`RuleJudge`); 'openai': `OpenAIJudge` with the endpoint and key from the environment."
     if name == 'rule': return RuleJudge()
-    if name == 'openai': return OpenAIJudge()
+    if name == 'openai':
+        from mobile_r1.judge_client import OpenAIJudge      # the HTTP client (07b) imports this module
+        return OpenAIJudge()
     raise ValueError(f"judge must be one of {', '.join(JUDGES)}, got {name!r}")
 
 # %% ../nbs/07_judge.ipynb #05b24311

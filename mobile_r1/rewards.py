@@ -11,7 +11,8 @@ three blocks in order and a valid tool call.
 over the trajectory's $T$ turns and mapped to $[-1, 1]$ so that errors cost more:
 $$R_{task} = s + w \cdot \Big(2 \cdot \tfrac{1}{T}\textstyle\sum_t R_{fmt,t} - 1\Big)$$
 
-**Advantages (both RL stages).** GRPO samples $G$ answers (or trajectories) for one prompt (or instruction) and
+**Advantages (both RL stages).** GRPO (group relative policy optimisation, DeepSeekMath's variant of PPO
+that needs no value network) samples $G$ answers (or trajectories) for one prompt (or instruction) and
 normalises each reward within its group: $A_i = (R_i - \mathrm{mean}(R)) / (\mathrm{std}(R) + \epsilon)$.
 
 Every function here is pure. The `*_fn` wrappers follow TRL's reward contract

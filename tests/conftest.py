@@ -1,5 +1,9 @@
 """Shared fixtures: a tiny model and small SimPhone datasets, built once per test session."""
 import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 import pytest
 
 os.environ.setdefault('ADBUTILS_ADB_PATH', '/bin/false')   # never let adbutils start a real adb server
@@ -21,3 +25,17 @@ def tiny_model(tmp_path_factory, sim_data):
     from mobile_r1.policy import episode_corpus, tiny_qwen_vl
     corpus = episode_corpus(read_dataset(sim_data['train']))
     return tiny_qwen_vl(tmp_path_factory.mktemp('models') / 'tiny', corpus=corpus, vocab_size=800)
+
+
+CHROMIUM = Path('/usr/bin/chromium')   # Debian's `chromium`; CI installs it, tests that need it skip without it
+
+
+def chromium(url, *args, budget_ms: int = 5000):
+    "Run headless Chromium on `url` with a throwaway profile and no network chatter; returns the finished process."
+    profile = tempfile.mkdtemp(prefix='chromium-')
+    try:
+        return subprocess.run([str(CHROMIUM), '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+                               '--disable-background-networking', '--disable-component-update', '--disable-sync',
+                               f'--user-data-dir={profile}', f'--virtual-time-budget={budget_ms}', *args, url],
+                              capture_output=True, text=True, timeout=90)
+    finally: shutil.rmtree(profile, ignore_errors=True)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from test_judge import KEY, Server, completion
 from mobile_r1.cli import main
-from mobile_r1.judge import JudgeConfig, OpenAIJudge, RuleJudge
+from mobile_r1.judge import RuleJudge
+from mobile_r1.judge_client import JudgeConfig, OpenAIJudge
 from mobile_r1.metrics import MetricsLog, read_metrics
 from mobile_r1.stage3 import Stage3Config, stage3_env, train_stage3
 

@@ -1,6 +1,6 @@
 """OpenAIJudge against a local OpenAI-compatible server (stdlib, 127.0.0.1, port 0), plus RuleJudge and agreement.
 
-The server here is written independently of `mobile_r1.judge.ReplayServer`, so these tests do not trust the
+The server here is written independently of `mobile_r1.judge_client.ReplayServer`, so these tests do not trust the
 library's own fake: they check what actually crosses the wire."""
 import base64, json, math, socket, threading, time
 from dataclasses import dataclass
@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 
 from mobile_r1.actions import Click, Open, Terminate
-from mobile_r1.judge import (JudgeConfig, JudgeError, OpenAIJudge, ReplayServer, RuleJudge, Verdict, agreement,
-                             cache_key)
+from mobile_r1.judge import JudgeError, RuleJudge, Verdict, agreement
+from mobile_r1.judge_client import JudgeConfig, OpenAIJudge, ReplayServer, cache_key
 
 KEY = 'sk-test-5ecret-key-0123456789'
 

@@ -3,9 +3,6 @@ opened in headless Chromium (skipped when /usr/bin/chromium is absent: CI instal
 import html
 import json
 import re
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,8 +18,8 @@ from mobile_r1.sim.tasks import get_task
 from mobile_r1.widgets import (RewardCurves, TrajectoryViewer, draw_turn, n_frames, png_bytes, sim_golds,
                                trajectory_html, turn_view)
 from mobile_r1.report import write_report
+from conftest import CHROMIUM, chromium as _chromium
 
-CHROMIUM = Path('/usr/bin/chromium')
 TASK = 'Shop/cart/Mi 14 Phone'
 
 
@@ -115,16 +112,6 @@ def test_report_is_self_contained(tmp_path, trajs):
     assert not re.search(r'<(?:script|img|link|iframe)[^>]+(?:src|href)="(?:https?:)?//', page)
     assert [p.name for p in (tmp_path / 'out').iterdir()] == ['report.html']      # no temporary file left
     with pytest.raises(FileNotFoundError, match='metrics_path=None'): write_report(tmp_path, tmp_path / 'missing.jsonl')
-
-
-def _chromium(url, *args):
-    profile = tempfile.mkdtemp(prefix='chromium-')
-    try:
-        return subprocess.run([str(CHROMIUM), '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-                               '--disable-background-networking', '--disable-component-update', '--disable-sync',
-                               f'--user-data-dir={profile}', '--virtual-time-budget=5000', *args, url],
-                              capture_output=True, text=True, timeout=90)
-    finally: shutil.rmtree(profile, ignore_errors=True)
 
 
 def test_report_renders_in_chromium(tmp_path, trajs):

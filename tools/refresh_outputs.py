@@ -5,13 +5,56 @@
 
 Notebooks run the way the test suite runs them (IN_TEST=1: small, fast settings; `slow`/`gpu` cells skipped), so
 the saved numbers are the smoke-sized ones unless a cell says otherwise. Then `nbdev-clean` strips run metadata.
-Budget: all saved notebooks together stay under 10 MB (checked at the end)."""
-import json, subprocess, sys
+    python tools/refresh_outputs.py --check              # list cells that display something but have no saved output
+
+Budget: all saved notebooks together stay under 10 MB (checked at the end, and by tests/test_saved_outputs.py)."""
+import ast, json, re, subprocess, sys
 from pathlib import Path
-import nbdev.test as nbt
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_MB = 10
+
+
+SHOWS = ('print', 'display', 'show', 'Markdown', 'HTML')   # calls whose output a reader should see
+
+
+def displays(src: str) -> bool:
+    "Whether a code cell shows something: its last statement is an expression (not a test), or it prints or displays."
+    code = '\n'.join(l for l in src.splitlines() if not l.lstrip().startswith(('%', '!')))
+    try: tree = ast.parse(code)
+    except SyntaxError: return False
+    if not tree.body: return False
+    last = tree.body[-1]
+    if isinstance(last, ast.Expr):
+        v = last.value
+        quiet = (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id.startswith('test')) or \
+                (isinstance(v, ast.Constant) and isinstance(v.value, str))
+        if not quiet: return True
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if (f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else '') in SHOWS: return True
+    return False
+
+
+def missing_outputs(nb: Path) -> list[str]:
+    "The cells of `nb` a reader sees (not hidden, not exported, run under test) that display something but saved nothing."
+    out = []
+    for i, c in enumerate(json.loads(nb.read_text(encoding='utf-8'))['cells']):
+        if c['cell_type'] != 'code' or c.get('outputs'): continue
+        src = ''.join(c['source'])
+        flags = [l.strip() for l in src.splitlines() if l.lstrip().startswith('#|')]
+        if any(re.match(r'#\|\s*(hide|export|exports|eval:\s*false|slow|gpu)\b', f) for f in flags): continue
+        if displays(src): out.append(f'{nb.name} cell {i}: {src.strip().splitlines()[-1][:70]}')
+    return out
+
+
+def notebooks() -> list[Path]:
+    return sorted((ROOT / 'nbs').glob('*.ipynb')) + sorted((ROOT / 'tutorials').glob('*.ipynb'))
+
+
+def size_mb() -> float:
+    return sum(p.stat().st_size for p in notebooks()) / 2 ** 20
 
 
 def _drop_stderr(nb: Path):
@@ -23,7 +66,12 @@ def _drop_stderr(nb: Path):
 
 
 def main(paths):
-    nbs = [Path(p).resolve() for p in paths] or sorted((ROOT / 'nbs').glob('*.ipynb')) + sorted((ROOT / 'tutorials').glob('*.ipynb'))
+    if paths == ['--check']:
+        missing = [m for nb in notebooks() for m in missing_outputs(nb)]
+        print('\n'.join(missing) or 'every cell that displays something has a saved output', f'\nall notebooks: {size_mb():.1f} MB')
+        sys.exit(1 if missing or size_mb() > BUDGET_MB else 0)
+    import nbdev.test as nbt
+    nbs = [Path(p).resolve() for p in paths] or notebooks()
     failed = []
     for nb in nbs:
         ok, secs = nbt.test_nb(nb, skip_flags=['slow', 'gpu'], basepath=ROOT, save=True)
@@ -31,7 +79,7 @@ def main(paths):
         if not ok: failed.append(nb)
         else: _drop_stderr(nb)
     subprocess.run(['nbdev-clean'], cwd=ROOT, check=True)
-    size = sum(p.stat().st_size for d in ('nbs', 'tutorials') for p in (ROOT / d).glob('*.ipynb')) / 2 ** 20
+    size = size_mb()
     print(f'all notebooks: {size:.1f} MB (budget {BUDGET_MB} MB)')
     if failed or size > BUDGET_MB: sys.exit(1)
 

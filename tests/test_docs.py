@@ -1,0 +1,52 @@
+"""The docs site: `python tools/build_docs.py` turns every notebook and tutorial into a page offline, with saved
+outputs and working links; the front page and a stage page are opened in headless Chromium (skipped without it)."""
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from conftest import CHROMIUM, chromium
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location('build_docs', ROOT / 'tools' / 'build_docs.py')
+docs = importlib.util.module_from_spec(spec); spec.loader.exec_module(docs)
+
+
+@pytest.fixture(scope='module')
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp('docs') / 'site'
+    docs.build(out)
+    return out
+
+
+def test_pages_links_and_hidden_cells(site):
+    order = docs.pages()
+    assert [p for _, p in order if not (site / p).exists()] == []
+    assert docs.check_links(site) == []
+    index = (site / 'index.html').read_text(encoding='utf-8')
+    linked = set(re.findall(r'href="([^"#]+\.html)"', index))
+    assert {p for _, p in order[1:]} <= linked, 'the front page must link every notebook and tutorial'
+    stage3 = (site / '10_stage3_grpo.html').read_text(encoding='utf-8')
+    assert '#| export' not in stage3 and '#| hide' not in stage3 and 'DyingJudge' not in stage3   # directives and hidden cells out
+    assert 'href="01a_grpo.html"' in stage3                       # a notebook named in backticks links to its page
+    assert 'data:image/png' in stage3                             # saved outputs (the curves) are on the page
+
+
+def test_broken_links_are_reported(tmp_path):
+    (tmp_path / 'a.html').write_text('<a href="b.html">b</a> <img src="gone.png"> <code>src="not a tag"</code>')
+    (tmp_path / 'b.html').write_text('<a href="a.html#top">a</a> <a href="https://example.org/x">x</a>')
+    assert docs.check_links(tmp_path) == ['a.html: gone.png']
+
+
+def test_site_renders_in_chromium(site, tmp_path):
+    if not CHROMIUM.exists(): pytest.skip('headless Chromium not installed: apt-get install -y chromium (Debian package)')
+    for page in ('index.html', '10_stage3_grpo.html'):
+        shot = tmp_path / (page + '.png')
+        chromium((site / page).as_uri(), f'--screenshot={shot}', '--window-size=1200,1600', budget_ms=15000)
+        colors = Image.open(shot).convert('RGB').getcolors(maxcolors=1 << 24)
+        assert len(colors) > 200, f'{page} looks blank: {len(colors)} distinct colours'
+    dom = chromium((site / '10_stage3_grpo.html').as_uri(), '--dump-dom', budget_ms=15000).stdout
+    assert 'class="mr1-bar"' in dom and 'Stage 3: task-level multi-turn GRPO' in dom
+    assert re.search(r'class="MathJax[^"]*"', dom), 'MathJax did not typeset the formulas'

@@ -1,0 +1,37 @@
+"""Notebooks are read before they are run: every cell that displays something (a screen, a table, a curve, a print)
+carries its saved output, and all notebooks together stay within the size budget. `python tools/refresh_outputs.py`
+refreshes them; `--check` lists what is missing."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location('refresh_outputs', ROOT / 'tools' / 'refresh_outputs.py')
+refresh = importlib.util.module_from_spec(spec); spec.loader.exec_module(refresh)
+
+
+@pytest.mark.parametrize('nb', refresh.notebooks(), ids=lambda p: f'{p.parent.name}/{p.name}')
+def test_displaying_cells_have_saved_outputs(nb):
+    missing = refresh.missing_outputs(nb)
+    assert not missing, 'cells that display something but have no saved output (run `python tools/refresh_outputs.py ' \
+                        f'{nb.relative_to(ROOT)}`):\n  ' + '\n  '.join(missing)
+
+
+def test_size_budget():
+    assert refresh.size_mb() <= refresh.BUDGET_MB, f'notebooks hold {refresh.size_mb():.1f} MB, over the {refresh.BUDGET_MB} MB budget'
+
+
+def test_the_check_catches_a_missing_output(tmp_path):
+    "The detector itself: what counts as displaying, and which cells are exempt."
+    cells = {'obs["screenshot"]': True, 'print(table)': True, 'display(img); x = 1': True, 'x = 1': False,
+             'test_eq(a, b)': False, '#| hide\nshow(img)': False, '#| export\ndef f(): print(1)': False,
+             'fig.show()': True, '"a docstring"': False}
+    nb = {'cells': [{'cell_type': 'code', 'source': s, 'outputs': [], 'metadata': {}} for s in cells]
+                   + [{'cell_type': 'code', 'source': 'obs', 'metadata': {},
+                       'outputs': [{'output_type': 'execute_result', 'data': {'text/plain': '1'}}]}],
+          'metadata': {}, 'nbformat': 4, 'nbformat_minor': 5}
+    (tmp_path / 'x.ipynb').write_text(json.dumps(nb))
+    flagged = {int(m.split('cell ')[1].split(':')[0]) for m in refresh.missing_outputs(tmp_path / 'x.ipynb')}
+    assert flagged == {i for i, shows in enumerate(cells.values()) if shows}
