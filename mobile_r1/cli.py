@@ -9,7 +9,8 @@ from pathlib import Path
 from . import __version__
 
 # %% auto #0
-__all__ = ['cmd_quickstart', 'cmd_train', 'cmd_eval', 'cmd_view', 'cmd_data_stats', 'cmd_fake_adb', 'build_parser', 'main']
+__all__ = ['cmd_quickstart', 'cmd_train', 'cmd_eval', 'cmd_view', 'cmd_data_stats', 'cmd_fake_adb', 'cmd_course', 'build_parser',
+           'main']
 
 # %% ../nbs/13_cli.ipynb #2cf32ff4
 def cmd_quickstart(args) -> int:
@@ -99,9 +100,9 @@ def _add_quickstart(sub):
                                    'each, and write metrics.jsonl, table.md/json, trajectories/ and report.html to --out. '
                                    'Running again into the same folder resumes; a different preset is refused.')
     q.add_argument('--out', default='runs/quickstart', help='output folder (default: runs/quickstart)')
-    q.add_argument('--preset', default='tiny', choices=['tiny', 'full', 'smoke'],
+    q.add_argument('--preset', default='tiny', choices=['tiny', 'full', 'course', 'smoke'],
                    help="'tiny': the CPU quickstart, about eight minutes; 'full': stage 1 about 3x longer, about half an "
-                        "hour; 'smoke': seconds, checks the plumbing only")
+                        "hour; 'course': the small run the tutorials share, about four minutes; 'smoke': seconds, checks the plumbing only")
     q.set_defaults(func=cmd_quickstart)
 
 def _add_train(sub):
@@ -180,13 +181,35 @@ def _add_fake_adb(sub):
     f.add_argument('--no-adb-keyboard', action='store_true', help='serve a phone without ADB Keyboard installed')
     f.set_defaults(func=cmd_fake_adb)
 
+# %% ../nbs/13_cli.ipynb #ef8a4e18
+def cmd_course(args) -> int:
+    "Write the student or teacher version of the course."
+    from mobile_r1.course import course_run, write_course
+    if args.version == 'run':
+        print(f'the course run is ready in {course_run(args.out)}')
+        return 0
+    if not args.out: raise ValueError(f'mobile-r1 course {args.version} needs the folder to write to, e.g. mobile-r1 course {args.version} course-{args.version}')
+    written = write_course(args.out, args.version, args.src)
+    print(f'{len(written)} tutorials ({args.version} version) in {args.out}')
+    return 0
+
+def _add_course(sub):
+    "The `course` command."
+    c = sub.add_parser('course', help='write the student version (exercises blank) or the teacher version of the tutorials, or build their shared run',
+                       description="The tutorials hold their solutions in cells marked '#| solution'. The student version "
+                                   'blanks them and clears every output; the teacher version is the tutorials as they are.')
+    c.add_argument('version', choices=['student', 'teacher', 'run'], help="'student' or 'teacher': write that version; 'run': build the shared run")
+    c.add_argument('out', nargs='?', help='folder to write the tutorials to (run: where to build it; default ~/.cache/mobile_r1/course_run)')
+    c.add_argument('--src', default='tutorials', help='the tutorials folder (default: tutorials)')
+    c.set_defaults(func=cmd_course)
+
 # %% ../nbs/13_cli.ipynb #e3c5db32
 def build_parser() -> argparse.ArgumentParser:
     "The `mobile-r1` command line: one sub-command per task."
     p = argparse.ArgumentParser(prog='mobile-r1', description='Mobile-R1 in notebooks: train and evaluate phone agents.')
     p.add_argument('--version', action='version', version=f'mobile_r1 {__version__}')
     sub = p.add_subparsers(dest='command', required=True)
-    for add in (_add_quickstart, _add_train, _add_eval, _add_view, _add_data, _add_fake_adb): add(sub)
+    for add in (_add_quickstart, _add_train, _add_eval, _add_view, _add_data, _add_fake_adb, _add_course): add(sub)
     return p
 
 # %% ../nbs/13_cli.ipynb #9722dd7e

@@ -39,3 +39,23 @@ def chromium(url, *args, budget_ms: int = 5000):
                                f'--user-data-dir={profile}', f'--virtual-time-budget={budget_ms}', *args, url],
                               capture_output=True, text=True, timeout=90)
     finally: shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope='session')
+def course_run_env(tmp_path_factory):
+    """The tutorials' shared run (`mobile-r1 quickstart --preset course`), built once per session; MOBILE_R1_COURSE_RUN
+    points to it. If MOBILE_R1_COURSE_RUN is already set (a developer's finished run), that run is used as it is."""
+    from mobile_r1.course import COURSE_RUN_ENV, course_run
+    out = Path(os.environ[COURSE_RUN_ENV]) if os.environ.get(COURSE_RUN_ENV) else tmp_path_factory.mktemp('course') / 'run'
+    old = os.environ.get(COURSE_RUN_ENV)
+    os.environ[COURSE_RUN_ENV] = str(out)
+    course_run(out)
+    yield out
+    if old is None: os.environ.pop(COURSE_RUN_ENV, None)
+    else: os.environ[COURSE_RUN_ENV] = old
+
+
+def needs_course_run(nb_path) -> bool:
+    "Whether a notebook reads the shared run (and so needs the `course_run_env` fixture first)."
+    text = Path(nb_path).read_text(encoding='utf-8')
+    return 'course_run(' in text and 'def course_run' not in text

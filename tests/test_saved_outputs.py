@@ -27,7 +27,7 @@ def test_the_check_catches_a_missing_output(tmp_path):
     "The detector itself: what counts as displaying, and which cells are exempt."
     cells = {'obs["screenshot"]': True, 'print(table)': True, 'display(img); x = 1': True, 'x = 1': False,
              'test_eq(a, b)': False, '#| hide\nshow(img)': False, '#| export\ndef f(): print(1)': False,
-             'fig.show()': True, '"a docstring"': False}
+             'fig.show()': True, '"a docstring"': False, 'phone.close();': False}
     nb = {'cells': [{'cell_type': 'code', 'source': s, 'outputs': [], 'metadata': {}} for s in cells]
                    + [{'cell_type': 'code', 'source': 'obs', 'metadata': {},
                        'outputs': [{'output_type': 'execute_result', 'data': {'text/plain': '1'}}]}],

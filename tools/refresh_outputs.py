@@ -25,7 +25,7 @@ def displays(src: str) -> bool:
     except SyntaxError: return False
     if not tree.body: return False
     last = tree.body[-1]
-    if isinstance(last, ast.Expr):
+    if isinstance(last, ast.Expr) and not code.rstrip().endswith(';'):      # a trailing ';' hides the value, as in IPython
         v = last.value
         quiet = (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id.startswith('test')) or \
                 (isinstance(v, ast.Constant) and isinstance(v.value, str))
