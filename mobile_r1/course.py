@@ -30,18 +30,19 @@ __all__ = ['SOLUTION', 'COURSE_RUN_ENV', 'NotYet', 'check', 'blank_solution', 'i
 class NotYet(AssertionError):
     "An exercise check that did not pass; the message says, in words, what is missing or wrong."
 
-def check(praise: str | Callable[[], str], *tests: tuple[Callable[[], bool], str | Callable[[], str]], **answers) -> str:
-    """Pass when no answer is still the blank `...` and every `(test, hint)` holds; else raise `NotYet` with the first hint.
+def _text(x) -> str: return x() if callable(x) else x
+
+def check(praise: str | Callable[[], str], *tests: tuple[Callable[[], bool], str | Callable[[], str]], **answers) -> None:
+    """Pass when no answer is still the blank `...` and every `(test, hint)` holds; else raise `NotYet` with the first hint. A pass prints the praise.
     Tests are callables, and so may be the praise and the hints (texts that quote the answer), so nothing reads a blank."""
     blanks = [name for name, v in answers.items() if v is ...]
     if blanks: raise NotYet(f"not yet: fill in {', '.join(f'`{b}`' for b in blanks)} (it is still `...`)")
     for test, hint in tests:
         try: ok = test()
-        except NotImplementedError: raise NotYet(f'not yet: {hint} (your function still raises NotImplementedError)') from None
-        except Exception as e: raise NotYet(f'not quite: {hint} (checking it raised {type(e).__name__}: {e})') from None
-        if not ok: raise NotYet(f'not quite: {hint}')
-    print(f'✓ {praise}')
-    return praise
+        except NotImplementedError: raise NotYet(f'not yet: {_text(hint)} (your function still raises NotImplementedError)') from None
+        except Exception as e: raise NotYet(f'not quite: {_text(hint)} (checking it raised {type(e).__name__}: {e})') from None
+        if not ok: raise NotYet(f'not quite: {_text(hint)}')
+    print(f'✓ {_text(praise)}')
 
 # %% ../nbs/14_course.ipynb #4ffd4bd3
 SOLUTION = '#| solution'

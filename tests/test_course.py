@@ -33,10 +33,14 @@ def test_structure(path):
     for part in ('**Learning goals.**', '**The paper at full scale, and here.**', '## Step 1', '## Recap'):
         assert part in md, f'{path.name} lacks {part!r}'
     sols = [i for i, c in enumerate(nb['cells']) if is_solution(c)]
-    assert 2 <= len(sols) <= 4, f'{path.name}: {len(sols)} exercises (2 or 3 expected, 4 at most)'
+    assert 2 <= len(sols) <= 3, f'{path.name}: {len(sols)} exercises (2 or 3 expected)'
     for i in sols:                                          # each solution is followed by its check
         nxt = next(s for k, s in cells[i + 1:] if k == 'code')
         assert _is_check(nxt), f'{path.name}: the cell after solution cell {i} is not a check(...)'
+    for c in nb['cells']:                                   # the saved run of the teacher version: every check passed, in words
+        if c['cell_type'] == 'code' and _is_check(''.join(c['source'])):
+            out = ''.join(''.join(o.get('text', '')) for o in c.get('outputs', []) if o.get('output_type') == 'stream')
+            assert out.startswith('✓ ') and '<function' not in out, f'{path.name}: a check\'s saved output is {out[:120]!r}'
 
 
 @pytest.mark.parametrize('path', TUTORIALS, ids=ids)

@@ -116,7 +116,8 @@ def build(out: Path, root: Path = ROOT) -> list[Path]:
         exporter.mathjax_url = _rel('mathjax/MathJax.js', page) + '?config=TeX-AMS-MML_HTMLorMML-full,Safe'
         nb = _prepare(json.loads(src.read_text(encoding='utf-8')), src, site, page)
         title = next((c['source'].lstrip('# ').split('\n')[0] for c in nb['cells'] if c['cell_type'] == 'markdown'), src.stem)
-        body, _ = exporter.from_notebook_node(nbformat.from_dict(nb), resources={'metadata': {'name': title}})
+        node = nbformat.reads(json.dumps(nb), as_version=4)           # joins multi-line strings, as reading a file does
+        body, _ = exporter.from_notebook_node(node, resources={'metadata': {'name': title}})
         body = re.sub(r'(<body[^>]*>)', lambda m: m.group(1) + _bar(i, order, title), body, count=1)
         (tmp / page).write_text(body, encoding='utf-8')
         written.append(out / page)
