@@ -112,12 +112,9 @@ def _status_bar(p, fg):
     for k in range(4): p.rect((298 + k * 5, 15 - k * 3, 301 + k * 5, 17), fg)
 
 # %% ../../nbs/03b_sim_render.ipynb #69c8d9ba
-def _control(p, it: Item, hue, th):
-    "Draw an icon, field, button, chip, tile or banner."
-    bg, surf, fg, sub, div = th
-    acc = rgb(hue, 0.45)
-    x1, y1, x2, y2 = it.box
-    k = it.kind
+def _control(p, it: Item, surf, fg, sub, div, acc):
+    "Draw an icon, field, button, chip, tile or banner. Colours: surface, text, secondary text, divider, accent."
+    (x1, y1, x2, y2), k = it.box, it.kind
     if k == 'icon':
         p.rect(it.box, rgb(it.hue, 0.5), r=16)
         p.text(((x1 + x2) / 2, (y1 + y2) / 2), it.sub, 26, (255, 255, 255), anchor='mm')
@@ -142,12 +139,9 @@ def _control(p, it: Item, hue, th):
         if it.sub: p.text((x1 + 18, y1 + 58), it.sub, 12, (255, 255, 255), width=x2 - x1 - 120)
 
 # %% ../../nbs/03b_sim_render.ipynb #ee2d9cf3
-def _line(p, it: Item, hue, th):
-    "Draw a toggle, link, text, list row or tab."
-    bg, surf, fg, sub, div = th
-    acc = rgb(hue, 0.45)
-    x1, y1, x2, y2 = it.box
-    k = it.kind
+def _line(p, it: Item, surf, fg, sub, div, acc):
+    "Draw a toggle, link, text, list row or tab. Colours: surface, text, secondary text, divider, accent."
+    (x1, y1, x2, y2), k = it.box, it.kind
     if k in ('toggle', 'link'):
         p.rect(it.box, surf); p.line([(16, y2 - 1), (BASE_W, y2 - 1)], div, 1)
         p.text((20, (y1 + y2) / 2), it.label, 15, fg, width=240)
@@ -173,7 +167,7 @@ def _line(p, it: Item, hue, th):
 
 CONTROLS = ('icon', 'field', 'submit', 'button', 'chip', 'tile', 'banner')
 
-def _item(p, it: Item, hue, th): (_control if it.kind in CONTROLS else _line)(p, it, hue, th)
+def _item(p, it: Item, hue, th): (_control if it.kind in CONTROLS else _line)(p, it, *th[1:], rgb(hue, 0.45))
 
 # %% ../../nbs/03b_sim_render.ipynb #b0edc19f
 KEY_ROWS = ('qwertyuiop', 'asdfghjkl', 'zxcvbnm')
