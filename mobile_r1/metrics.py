@@ -80,4 +80,4 @@ class MetricsCallback(TrainerCallback):
     "Write every TRL log event as a shared-name metric row (training logs only, not the final summary); steps count from `step_offset`."
     def __init__(self, log: MetricsLog, step_offset: int = 0): self.log, self.step_offset = log, step_offset
     def on_log(self, args, state, control, logs=None, **kw):
-        if logs and 'train_runtime' not in logs: self.log.log(self.step_offset + state.global_step, **trl_row(logs))
+        if logs and 'train_runtime' not in logs and getattr(state, 'is_world_process_zero', True): self.log.log(self.step_offset + state.global_step, **trl_row(logs))

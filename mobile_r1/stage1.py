@@ -86,8 +86,10 @@ def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
                          callbacks=[MetricsCallback(log)] if log else None)
     trainer.train()
     model = trainer.model.merge_and_unload() if cfg.lora else trainer.model
-    return save_policy(model, proc, out, {'stage': 1, 'config': asdict(cfg), 'steps': trainer.state.global_step,
-                                          'train_samples': len(ds)})
+    if trainer.accelerator.is_main_process:                 # on N processes, process 0 saves (the weights are the same)
+        save_policy(model, proc, out, {'stage': 1, 'config': asdict(cfg), 'steps': trainer.state.global_step, 'train_samples': len(ds)})
+    trainer.accelerator.wait_for_everyone()
+    return out
 
 # %% ../nbs/08_stage1_sft.ipynb #ca6510a3
 def format_compliance(policy: Policy, episodes: Sequence, prompt: PromptConfig = PromptConfig(), max_steps: int = 64,

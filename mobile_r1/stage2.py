@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Sequence
 import torch
 from datasets import Dataset
+from accelerate import PartialState
 from trl import GRPOConfig, GRPOTrainer
 from .data import PromptConfig, read_dataset, step_sample
 from .metrics import MetricsCallback, MetricsLog
@@ -116,7 +117,10 @@ def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=
         model, proc, steps = trainer.model, trainer.processing_class, trainer.state.global_step
     else: model, proc, steps = _train_visited(cfg, log, reward_funcs)
     model = model.merge_and_unload() if cfg.lora else model
-    return save_policy(model, proc, cfg.out_dir, {'stage': 2, 'base': cfg.base, 'steps': steps, 'config': asdict(cfg)})
+    state = PartialState()                                   # on N processes, process 0 saves (the weights are the same)
+    if state.is_main_process: save_policy(model, proc, cfg.out_dir, {'stage': 2, 'base': cfg.base, 'steps': steps, 'config': asdict(cfg)})
+    state.wait_for_everyone()
+    return Path(cfg.out_dir)
 
 # %% ../nbs/09_stage2_grpo.ipynb #1554de8a
 def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:

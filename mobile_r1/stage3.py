@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Sequence
 import torch
 from accelerate import Accelerator
+from accelerate.utils import DistributedType, gather_object
 from tqdm.auto import tqdm
 from .data import PromptConfig
 from .env import Env, judged, make_env, play
@@ -37,7 +38,8 @@ from .rewards import action_reward, frac_zero_std, group_advantages, task_reward
 from .rollout import Trajectory
 
 # %% auto #0
-__all__ = ['turn_batch', 'token_logps', 'Stage3Config', 'turn_correctness', 'rollout_stats', 'stage3_env', 'train_stage3']
+__all__ = ['turn_batch', 'token_logps', 'Stage3Config', 'turn_correctness', 'episode_records', 'rollout_stats', 'stage3_env',
+           'split_groups', 'phones_for_rank', 'train_stage3']
 
 # %% ../nbs/10_stage3_grpo.ipynb #664cf89f
 def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], prompt: PromptConfig | None = None) -> dict:
@@ -108,21 +110,30 @@ def turn_correctness(trajs: Sequence[Trajectory]) -> list[list[float]]:
     return [[action_reward(t.action, t.gold[0], t.gold[1], screen=t.screenshot.size) if t.gold else 0.0
              for t in tr.turns] for tr in trajs]
 
-def rollout_stats(trajs, verdicts, rewards, G, checker_verdicts=None) -> dict:
+def episode_records(trajs, verdicts, rewards, checker_verdicts=None) -> list[dict]:
+    "What the metric row needs of each episode, small enough to gather from every process."
+    checked = checker_verdicts if checker_verdicts is not None else [None] * len(trajs)
+    return [{'score': v.score, 'reward': float(r), 'format_flags': list(t.format_flags), 'success': bool(t.success),
+             'len': len(t), 'checked': c.score if c is not None else None} for t, v, r, c in zip(trajs, verdicts, rewards, checked)]
+
+def rollout_stats(records: Sequence[dict], G: int) -> dict:
     "The metric row of one iteration (shared names of `mobile_r1.metrics`); `judge_agreement` is None (not measured) without a checker."
     from mobile_r1.judge import agreement
-    fmt = [f for tr in trajs for f in tr.format_flags]
-    R = torch.tensor(rewards)
-    return {'reward/mean': R.mean().item(), 'reward/std': R.std().item() if len(R) > 1 else 0.0,
-            'reward/task': sum(v.score for v in verdicts) / len(verdicts), 'reward/format': sum(fmt) / max(len(fmt), 1),
-            'format_ok': sum(fmt) / max(len(fmt), 1), 'frac_reward_zero_std': frac_zero_std(rewards, G),
-            'success_rate': sum(bool(t.success) for t in trajs) / len(trajs),
-            'episode_len': sum(len(t) for t in trajs) / len(trajs),
-            'judge_agreement': agreement(verdicts, checker_verdicts)['accuracy'] if checker_verdicts is not None else None}
+    fmt = [f for r in records for f in r['format_flags']]
+    R, n = torch.tensor([r['reward'] for r in records]), len(records)
+    checked = [r['checked'] for r in records]
+    return {'reward/mean': R.mean().item(), 'reward/std': R.std().item() if n > 1 else 0.0,
+            'reward/task': sum(r['score'] for r in records) / n, 'reward/format': sum(fmt) / max(len(fmt), 1),
+            'format_ok': sum(fmt) / max(len(fmt), 1), 'frac_reward_zero_std': frac_zero_std(R.tolist(), G),
+            'success_rate': sum(r['success'] for r in records) / n, 'episode_len': sum(r['len'] for r in records) / n,
+            'episodes': n,
+            'judge_agreement': agreement([r['score'] for r in records], checked)['accuracy'] if None not in checked else None}
 
-def stage3_env(cfg: Stage3Config, judge) -> Env:
-    "The phones and tasks of `cfg`, refused clearly where the judge or the step-aware switch cannot work on them."
-    env = make_env(cfg.phones, cfg.tasks, world=cfg.world, level=cfg.level, popup_prob=cfg.popup_prob, max_turns=cfg.max_turns)
+# %% ../nbs/10_stage3_grpo.ipynb #cc21daed
+def stage3_env(cfg: Stage3Config, judge, world: int = 1, rank: int = 0) -> Env:
+    "The phones and tasks of `cfg` (this process's share of adb phones), refused clearly where the judge or the step-aware switch cannot work."
+    env = make_env(phones_for_rank(cfg.phones, world, rank), cfg.tasks, world=cfg.world, level=cfg.level,
+                   popup_prob=cfg.popup_prob, max_turns=cfg.max_turns)
     if isinstance(judge, RuleJudge) and not env.checker:
         raise ValueError(f"judge='rule' is SimPhone's checker, and the tasks on {env.name} have none: use judge='openai' "
                          "(any OpenAI-compatible endpoint: OPENAI_BASE_URL, OPENAI_API_KEY)")
@@ -133,9 +144,9 @@ def stage3_env(cfg: Stage3Config, judge) -> Env:
 
 # %% ../nbs/10_stage3_grpo.ipynb #c987c764
 def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None) -> tuple[float, float]:
-    "`updates_per_batch` optimiser steps over `items` (instruction, turn, advantage), the loss a mean over `n_turns`."
-    if not items: return 0.0, 0.0
+    "`updates_per_batch` optimiser steps over `items` (instruction, turn, advantage), the loss a mean over `n_turns` (all processes')."
     n_turns = n_turns or len(items)
+    if _total(acc, len(items)) == 0: return 0.0, 0.0                                     # no process has a turn to learn from
     model.train()
     olds, losses, kls = {}, [], []
     for u in range(cfg.updates_per_batch):
@@ -152,8 +163,40 @@ def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None
             loss, info = grpo_loss(logp, olds[b], adv, tb['mask'].to(logp.device), cfg.eps_clip, ref_lp, cfg.beta, n_answers=n_turns)
             acc.backward(loss)
             losses.append(loss.item()); kls.append(info['kl'])
+        _sync_grads(model, acc)                                                           # N processes: one step on all turns
         opt.step()
-    return sum(losses) / cfg.updates_per_batch, sum(kls) / len(kls)
+    return sum(losses) / cfg.updates_per_batch, sum(kls) / max(len(kls), 1)
+
+# %% ../nbs/10_stage3_grpo.ipynb #98de0b02
+def split_groups(n_groups: int, world: int, rank: int) -> list[int]:
+    "The groups process `rank` of `world` plays: each group whole on one process, dealt round-robin."
+    if not 0 <= rank < world: raise ValueError(f'rank {rank} is not a process of {world}')
+    return list(range(rank, n_groups, world))
+
+def phones_for_rank(phones: str, world: int, rank: int) -> str:
+    "The phone spec process `rank` drives: SimPhones are per process; adb serials are dealt round-robin."
+    if world == 1 or not phones.startswith('adb:'): return phones
+    spec, at, server = phones[4:].partition('@')
+    serials = [s for s in spec.split(',') if s]
+    if len(serials) < world:
+        raise ValueError(f'{len(serials)} adb phones for {world} processes: give at least one serial per process, or fewer processes')
+    return 'adb:' + ','.join(serials[rank::world]) + (at + server)
+
+def _sync_grads(model, acc: Accelerator):
+    "Sum every trainable gradient across processes (a process with no turns adds zeros); nothing to do on one process."
+    if acc.num_processes == 1: return
+    for p in model.parameters():
+        if not p.requires_grad: continue
+        if p.grad is None: p.grad = torch.zeros_like(p)
+        p.grad = acc.reduce(p.grad, reduction='sum')
+
+def _total(acc: Accelerator, n: int) -> int:
+    "`n` summed over all processes."
+    return n if acc.num_processes == 1 else int(acc.reduce(torch.tensor(n, device=acc.device), reduction='sum').item())
+
+def _total_f(acc: Accelerator, x: float) -> float:
+    "`x` summed over all processes."
+    return float(acc.reduce(torch.tensor(float(x), device=acc.device), reduction='sum').item())
 
 # %% ../nbs/10_stage3_grpo.ipynb #e3d98b36
 def _ckpt_dir(cfg): return Path(str(cfg.out_dir).rstrip('/') + '-checkpoint')
@@ -170,44 +213,57 @@ def _start(cfg: Stage3Config, acc: Accelerator) -> tuple:
     if start and not (ck / 'optimizer.pt').exists():
         raise RuntimeError(f'{ck} holds weights but no optimizer.pt: resuming would restart AdamW silently; delete the folder to rerun stage 3')
     if start: opt.load_state_dict(torch.load(ck / 'optimizer.pt'))
-    model, opt = acc.prepare(model, opt)
+    if acc.distributed_type == DistributedType.DEEPSPEED:
+        raise ValueError('stage 3 sums its gradients across processes itself, which DeepSpeed ZeRO does not allow: '
+                         'launch it with a DDP config (configs/ddp_*gpu.yaml)')
+    if acc.num_processes == 1: model, opt = acc.prepare(model, opt)
+    else: model, opt = model.to(acc.device), acc.prepare_optimizer(opt)   # no DDP wrapper: _sync_grads sums the gradients
     return model, proc, (ref.to(acc.device) if ref is not None else None), opt, start
 
 def _checkpoint(acc, model, proc, opt, ck: Path, iteration: int, cfg):
-    "Save the model and optimiser so a killed run resumes at `iteration`."
-    save_policy(acc.unwrap_model(model), proc, ck, {'stage': 3, 'iteration': iteration, 'base': cfg.base},
-                files=lambda folder: torch.save(opt.state_dict(), folder / 'optimizer.pt'))   # weights and optimiser swap in together
+    "Save the model and optimiser (process 0) so a killed run resumes at `iteration`."
+    if acc.is_main_process:
+        save_policy(acc.unwrap_model(model), proc, ck, {'stage': 3, 'iteration': iteration, 'base': cfg.base},
+                    files=lambda folder: torch.save(opt.state_dict(), folder / 'optimizer.pt'))   # weights and optimiser swap in together
+    acc.wait_for_everyone()
 
 # %% ../nbs/10_stage3_grpo.ipynb #0f6fa585
 def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -> Path:
     "Run stage 3 from `cfg.base` (resuming from the last checkpoint if there is one); returns the saved model."
     judge = judge or make_judge(cfg.judge)
-    env = stage3_env(cfg, judge)
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
+    world, rank, main = acc.num_processes, acc.process_index, acc.is_main_process
+    env = stage3_env(cfg, judge, world, rank)
     model, proc, ref, opt, start = _start(cfg, acc)
     policy, checker = Policy(model, proc), RuleJudge()
     try:
         for it in tqdm(range(start, cfg.iterations), desc='stage 3', initial=start, total=cfg.iterations,
-                       disable=bool(os.environ.get('IN_TEST'))):
+                       disable=bool(os.environ.get('IN_TEST')) or not main):
             rng = random.Random(cfg.seed * 1_000_003 + it)
-            chosen = [t for t in rng.sample(env.tasks, min(cfg.tasks_per_iter, len(env.tasks))) for _ in range(cfg.G)]
-            trajs = play(policy, env, [(t, rng.randrange(2 ** 31)) for t in chosen], cfg.max_turns, annotate=bool(cfg.step_aware),
-                         temperature=cfg.temperature, prompt=cfg.prompt, max_new_tokens=cfg.max_new_tokens)
+            groups = rng.sample(env.tasks, min(cfg.tasks_per_iter, len(env.tasks)))        # the same draw on every process
+            seeds = [rng.randrange(2 ** 31) for _ in range(len(groups) * cfg.G)]
+            mine = split_groups(len(groups), world, rank)
+            chosen = [groups[g] for g in mine for _ in range(cfg.G)]
+            trajs = play(policy, env, list(zip(chosen, [seeds[g * cfg.G + j] for g in mine for j in range(cfg.G)])), cfg.max_turns,
+                         annotate=bool(cfg.step_aware), temperature=cfg.temperature, prompt=cfg.prompt, max_new_tokens=cfg.max_new_tokens)
             verdicts = judged(env, judge, chosen, trajs)                                    # no checker: they set success
             rewards = [task_reward(v.score, tr.format_flags, cfg.format_weight) for v, tr in zip(verdicts, trajs)]
-            A = group_advantages(rewards, cfg.G)                                              # (N,)
+            A = group_advantages(rewards, cfg.G) if rewards else torch.zeros(0)              # (N,), per process: groups are whole
             adv = turn_advantages(A, trajs, cfg.G, cfg.step_aware, turn_correctness(trajs) if cfg.step_aware else None)
             turns = [(tr.instruction, t) for tr in trajs for t in tr.turns]                 # every turn, trajectories in order
-            n_turns = sum(bool(t.completion_ids) for _, t in turns)                       # the mean is over all of them
+            n_turns = _total(acc, sum(bool(t.completion_ids) for _, t in turns))          # the mean is over all of them
             items = [(q, t, a) for (q, t), a in zip(turns, adv) if t.completion_ids and (a != 0 or cfg.beta > 0)]
             loss_v, kl_v = _update(model, ref, policy, opt, acc, items, cfg, n_turns)
             if not env.checker: checked = None                                              # nothing to compare the judge with
             elif isinstance(judge, RuleJudge): checked = verdicts
             else: checked = checker.score_many(list(zip(chosen, trajs)))
-            if log: log.log(it + 1, loss=loss_v, kl=kl_v, **rollout_stats(trajs, verdicts, rewards, cfg.G, checked))
+            records = episode_records(trajs, verdicts, rewards, checked)
+            if world > 1: records, loss_v = gather_object(records), _total_f(acc, loss_v)   # loss: the sum of the processes' parts
+            if log and main: log.log(it + 1, loss=loss_v, kl=kl_v, **rollout_stats(records, cfg.G))
             if (it + 1) % cfg.checkpoint_every == 0 and it + 1 < cfg.iterations: _checkpoint(acc, model, proc, opt, _ckpt_dir(cfg), it + 1, cfg)
     finally: env.close()
-    out = save_policy(acc.unwrap_model(model), proc, cfg.out_dir, {'stage': 3, 'base': cfg.base, 'iterations': cfg.iterations,
-                                                                   'config': asdict(cfg)})
-    if _ckpt_dir(cfg).exists(): shutil.rmtree(_ckpt_dir(cfg))
-    return out
+    if main:
+        save_policy(acc.unwrap_model(model), proc, cfg.out_dir, {'stage': 3, 'base': cfg.base, 'iterations': cfg.iterations, 'config': asdict(cfg)})
+        if _ckpt_dir(cfg).exists(): shutil.rmtree(_ckpt_dir(cfg))
+    acc.wait_for_everyone()
+    return Path(cfg.out_dir)
