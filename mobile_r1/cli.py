@@ -31,7 +31,8 @@ def cmd_train(args) -> int:
         path = train_stage1(cfg, log)
     elif args.stage == 2:
         from mobile_r1.stage2 import Stage2Config, train_stage2
-        cfg = Stage2Config(base=args.base, data=args.data, out_dir=args.out, first_tap=args.first_tap, **({'max_steps': args.steps} if args.steps else {}))
+        cfg = Stage2Config(base=args.base, data=args.data, out_dir=args.out, first_tap=args.first_tap, vllm=args.vllm,
+                           vllm_server=args.vllm_server, **({'max_steps': args.steps} if args.steps else {}))
         path = train_stage2(cfg, log)
     else:
         from mobile_r1.stage3 import Stage3Config, train_stage3
@@ -120,6 +121,8 @@ def _add_train(sub):
     t.add_argument('--judge', default='rule', choices=['rule', 'openai'], help='stage 3 judge (openai: OPENAI_API_KEY, OPENAI_BASE_URL)')
     t.add_argument('--phones', default='sim', help="stage 3: 'sim' (default) or adb:SERIAL[,SERIAL...][@HOST:PORT] (real phones, emulators)")
     t.add_argument('--tasks', default='train', help='stage 3: a SimPhone split (default train) or a JSONL file of instructions')
+    t.add_argument('--vllm', default=None, choices=['server', 'colocate'], help="stage 2: generate on vLLM (needs pip install vllm and a GPU): 'server' (trl vllm-serve) or 'colocate'")
+    t.add_argument('--vllm-server', default=None, help='stage 2 with --vllm server: the vllm-serve base URL (default: TRL\'s)')
     t.set_defaults(func=cmd_train)
 
 # %% ../nbs/13_cli.ipynb #c6f49505

@@ -16,7 +16,7 @@ and the metric rows that feed the reward curves."""
 
 # %% ../nbs/09_stage2_grpo.ipynb #ac775550
 from __future__ import annotations
-import json, os, random, time
+import importlib.util, json, os, random, time
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Sequence
@@ -31,8 +31,8 @@ from .rewards import action_reward, action_reward_fn, format_reward_fn, group_ad
 from .env import Env, make_env, play
 
 # %% auto #0
-__all__ = ['grpo_dataset', 'Stage2Config', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'sampled_correct',
-           'visited_dataset', 'env_visits']
+__all__ = ['VLLM_MODES', 'grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2',
+           'sampled_correct', 'visited_dataset', 'env_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -80,6 +80,9 @@ class Stage2Config:
     popup_prob: float = 0.1               # 'visited': SimPhone's pop-up probability
     max_turns: int = 10                   # 'visited': step limit of an episode
     screen: int = 0                       # 'visited': answers sampled per state first; only states where they disagree are kept (0: all)
+    # generation on vLLM (TRL's own paths; needs `pip install vllm` and a GPU)
+    vllm: str | None = None               # None: the model's own generate; 'server' (TRL's `trl vllm-serve`) or 'colocate' (in-process)
+    vllm_server: str | None = None        # 'server': the vllm-serve base URL, e.g. http://127.0.0.1:8000 (None: TRL's default host and port)
 
     @classmethod
     def paper(cls, **kw) -> 'Stage2Config':
@@ -88,6 +91,17 @@ class Stage2Config:
                              max_completion_length=512, dtype='bfloat16', prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/09_stage2_grpo.ipynb #16d537c0
+VLLM_MODES = ('server', 'colocate')
+
+def vllm_args(cfg: Stage2Config) -> dict:
+    "GRPOConfig's vLLM settings for `cfg.vllm`; a clear error when vLLM is asked for and not installed."
+    if cfg.vllm is None: return {}
+    if cfg.vllm not in VLLM_MODES: raise ValueError(f"vllm must be None or one of {', '.join(VLLM_MODES)}, got {cfg.vllm!r}")
+    if importlib.util.find_spec('vllm') is None:
+        raise ValueError(f"vllm={cfg.vllm!r} needs vLLM, which is not installed: pip install vllm (a CUDA GPU is required), "
+                         'or leave vllm=None to generate with the model itself')
+    return {'use_vllm': True, 'vllm_mode': cfg.vllm, **({'vllm_server_base_url': cfg.vllm_server} if cfg.vllm_server else {})}
+
 def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
     "TRL's GRPOConfig for `cfg`."
     cpu = not torch.cuda.is_available()
@@ -97,7 +111,7 @@ def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
                       max_completion_length=cfg.max_completion_length, logging_steps=cfg.logging_steps,
                       save_strategy='no', report_to=[], seed=cfg.seed, use_cpu=cpu,
                       bf16=(cfg.dtype == 'bfloat16' and not cpu), gradient_checkpointing=not cpu,
-                      dataloader_num_workers=0, disable_tqdm=bool(os.environ.get('IN_TEST')))
+                      dataloader_num_workers=0, disable_tqdm=bool(os.environ.get('IN_TEST')), **vllm_args(cfg))
 
 def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> GRPOTrainer:
     "A GRPOTrainer over `cfg.data`, starting from `cfg.base` (vision frozen), rewarding action + format."
@@ -111,6 +125,7 @@ def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward
 def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> Path:
     "Run stage 2 and save the trained model; returns its folder. `reward_funcs` defaults to action + format."
     if cfg.states not in ('recorded', 'visited'): raise ValueError(f"states must be 'recorded' or 'visited', got {cfg.states!r}")
+    vllm_args(cfg)                                           # a missing vLLM fails here, before data and model load
     if cfg.states == 'recorded':
         trainer = make_stage2_trainer(cfg, log, reward_funcs)
         trainer.train()
