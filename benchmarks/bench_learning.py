@@ -14,8 +14,8 @@ from pathlib import Path
 from mobile_r1.evaluate import online_eval, table_row, cell_text
 from mobile_r1.metrics import MetricsLog
 from mobile_r1.policy import Policy
-from mobile_r1.quickstart import PRESETS, run_quickstart
-from mobile_r1.stage1 import Stage1Config, train_stage1
+from mobile_r1.quickstart import PRESETS, run_quickstart, stage_configs
+from mobile_r1.stage1 import train_stage1
 
 NAMES = {'1': 'Stage 1', '2': 'Stage 1+2', '3': 'Stage 1+2+3'}
 
@@ -26,8 +26,8 @@ def control(run: Path, cfg, st: dict) -> dict:
     steps = max(1, round(st['timings']['stage 2'] * s1_rate))
     out = run / 'models' / 'stage1_continued'
     if not out.exists():
-        train_stage1(Stage1Config(base=str(run / 'models' / 'stage1'), data=str(run / 'data' / 'train'), out_dir=str(out),
-                                  max_steps=steps, lr=cfg.stage1_lr, seed=cfg.seed, logging_steps=max(1, steps // 10)),
+        s1 = stage_configs(cfg, run)[1]                                        # the run's own stage 1, continued
+        train_stage1(replace(s1, base=s1.out_dir, out_dir=str(out), max_steps=steps, logging_steps=max(1, steps // 10)),
                      MetricsLog(run / 'metrics_control.jsonl', stage=1))
     online, _ = online_eval(Policy.load(str(out)), 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
                             world=cfg.world, n_episodes=cfg.train_online_episodes, seed=7)

@@ -47,11 +47,9 @@ def check(praise: str | Callable[[], str], *tests: tuple[Callable[[], bool], str
 # %% ../nbs/14_course.ipynb #4ffd4bd3
 SOLUTION = '#| solution'
 
-def _lines(src: str) -> list[str]: return src.split('\n')
-
 def blank_solution(src: str) -> str:
     "The blank a student sees for solution cell `src`."
-    lines = [l for l in _lines(src) if l.strip() != SOLUTION]
+    lines = [l for l in src.split('\n') if l.strip() != SOLUTION]
     tree = ast.parse('\n'.join(lines))
     first = tree.body[0].lineno - 1 if tree.body else len(lines)
     out = [l for l in lines[:first] if l.strip().startswith('#')]
@@ -62,9 +60,7 @@ def blank_solution(src: str) -> str:
             for t in targets:
                 names = t.elts if isinstance(t, ast.Tuple) else [t]
                 if not all(isinstance(e, ast.Name) for e in names): continue    # `viewer.x = ...`: the student writes it
-                n = len(t.elts) if isinstance(t, ast.Tuple) else 1
-                name = ', '.join(ast.unparse(e) for e in t.elts) if isinstance(t, ast.Tuple) else ast.unparse(t)
-                out.append(f"{name} = {', '.join(['...'] * n)}")
+                out.append(f"{', '.join(e.id for e in names)} = {', '.join(['...'] * len(names))}")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             doc = ast.get_docstring(node)
             sig = ast.unparse(node).split('\n')[0]

@@ -31,10 +31,11 @@ QWEN25_VL_3B = dict(vocab_size=151936, hidden_size=2048, intermediate_size=11008
 
 def _linear(i: int, o: int, bias: bool) -> int: return i * o + (o if bias else 0)
 
+def _kv_dim(c: dict) -> int: return c['num_key_value_heads'] * (c['hidden_size'] // c['num_attention_heads'])   # grouped K/V width
+
 def text_params(c: dict) -> dict:
     "Parameters of the language model: embedding, layers, final norm, LM head (0 when tied to the embedding)."
-    h, i, L = c['hidden_size'], c['intermediate_size'], c['num_hidden_layers']
-    kv = c['num_key_value_heads'] * (h // c['num_attention_heads'])
+    h, i, L, kv = c['hidden_size'], c['intermediate_size'], c['num_hidden_layers'], _kv_dim(c)
     layer = (_linear(h, h, True) + 2 * _linear(h, kv, True) + _linear(h, h, False)      # q, k, v (biased), o
              + 3 * _linear(h, i, False) + 2 * h)                                        # gate, up, down; two RMSNorms
     emb = c['vocab_size'] * h
@@ -74,23 +75,19 @@ PAPER_SETTINGS = [
 
 def lora_params(c: dict, r: int = 16) -> int:
     "Adapter parameters of rank `r` on q, k, v, o, gate, up and down of every language-model layer."
-    h, i = c['hidden_size'], c['intermediate_size']
-    kv = c['num_key_value_heads'] * (h // c['num_attention_heads'])
+    h, i, kv = c['hidden_size'], c['intermediate_size'], _kv_dim(c)
     shapes = [(h, h), (h, kv), (h, kv), (h, h), (h, i), (h, i), (i, h)]
     return c['num_hidden_layers'] * sum(r * (a + b) for a, b in shapes)
 
 def memory_gb(c: dict, s: Setting, lora: bool, gpus: int = 1, zero: int = 0) -> dict:
     "Estimated GB on one GPU: weights, trained state, reference model, activations, KV cache, and their total."
     P, h, L = param_counts(c), c['hidden_size'], c['num_hidden_layers']
-    head_dim = h // c['num_attention_heads']
     trained = 16 * lora_params(c) if lora else 14 * P['text']
-    weights = 2 * P['total'] + (2 * P['total'] if s.reference else 0)
+    weights, ws = 2 * P['total'], (gpus if zero == 3 else 1)                     # bf16; ZeRO-3 shards weights too
     acts = s.batch * s.tokens * (L * h + 4 * h + 2 * c['intermediate_size']) * 2 + s.batch * s.answer * c['vocab_size'] * 4 * 2
-    kv = s.rollouts * 2 * L * c['num_key_value_heads'] * head_dim * s.tokens * 2
-    shard = gpus if zero >= 2 else 1
-    out = {'weights': (2 * P['total'] / (gpus if zero == 3 else 1)) / GB, 'trained state': trained / shard / GB,
-           'reference': (weights - 2 * P['total']) / (gpus if zero == 3 else 1) / GB, 'activations': acts / GB,
-           'rollout KV cache': kv / GB}
+    kv = s.rollouts * 2 * L * _kv_dim(c) * s.tokens * 2
+    out = {'weights': weights / ws / GB, 'trained state': trained / (gpus if zero >= 2 else 1) / GB,
+           'reference': (weights if s.reference else 0) / ws / GB, 'activations': acts / GB, 'rollout KV cache': kv / GB}
     out['total'] = sum(out.values())
     return out
 

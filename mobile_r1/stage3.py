@@ -190,13 +190,10 @@ def _sync_grads(model, acc: Accelerator):
         if p.grad is None: p.grad = torch.zeros_like(p)
         p.grad = acc.reduce(p.grad, reduction='sum')
 
-def _total(acc: Accelerator, n: int) -> int:
-    "`n` summed over all processes."
-    return n if acc.num_processes == 1 else int(acc.reduce(torch.tensor(n, device=acc.device), reduction='sum').item())
-
-def _total_f(acc: Accelerator, x: float) -> float:
-    "`x` summed over all processes."
-    return float(acc.reduce(torch.tensor(float(x), device=acc.device), reduction='sum').item())
+def _total(acc: Accelerator, x: int | float) -> int | float:
+    "`x` summed over all processes, of the same type (a count stays an int)."
+    if acc.num_processes == 1: return x
+    return type(x)(acc.reduce(torch.tensor(x, device=acc.device), reduction='sum').item())
 
 # %% ../nbs/10_stage3_grpo.ipynb #e3d98b36
 def _ckpt_dir(cfg): return Path(str(cfg.out_dir).rstrip('/') + '-checkpoint')
@@ -258,7 +255,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
             elif isinstance(judge, RuleJudge): checked = verdicts
             else: checked = checker.score_many(list(zip(chosen, trajs)))
             records = episode_records(trajs, verdicts, rewards, checked)
-            if world > 1: records, loss_v = gather_object(records), _total_f(acc, loss_v)   # loss: the sum of the processes' parts
+            if world > 1: records, loss_v = gather_object(records), _total(acc, loss_v)   # loss: the sum of the processes' parts
             if log and main: log.log(it + 1, loss=loss_v, kl=kl_v, **rollout_stats(records, cfg.G))
             if (it + 1) % cfg.checkpoint_every == 0 and it + 1 < cfg.iterations: _checkpoint(acc, model, proc, opt, _ckpt_dir(cfg), it + 1, cfg)
     finally: env.close()

@@ -67,9 +67,9 @@ def _prepare(nb: dict, src: Path, site: dict, page: str) -> dict:
 
 def _bar(i: int, order: list[tuple[Path, str]], title: str) -> str:
     page = order[i][1]
-    link = lambda j, label: f'<a href="{_rel(order[j][1], page)}">{label}</a>' if 0 <= j < len(order) else ''
-    prev = link(i - 1, f'&larr; {html.escape(order[i - 1][0].stem)}') if i > 0 else ''
-    nxt = link(i + 1, f'{html.escape(order[i + 1][0].stem)} &rarr;') if i + 1 < len(order) else ''
+    def link(j, fmt):                                      # the page j, or nothing past either end
+        return f'<a href="{_rel(order[j][1], page)}">{fmt.format(html.escape(order[j][0].stem))}</a>' if 0 <= j < len(order) else ''
+    prev, nxt = link(i - 1, '&larr; {}'), link(i + 1, '{} &rarr;')
     return (f'<nav class="mr1-bar" style="font:14px system-ui,sans-serif;padding:8px 16px;border-bottom:1px solid #ddd;'
             f'display:flex;gap:16px"><a href="{_rel("index.html", page)}"><b>mobile_r1</b></a>'
             f'<span>{html.escape(title)}</span><span style="flex:1"></span>{prev}{nxt}</nav>')
