@@ -10,6 +10,7 @@ Modules:
 - `mobile_r1.env`: Where online episodes are played: phones from a spec (`sim`, or `adb:SERIAL[,SERIAL…]` for real phones and emulators), tasks from a SimPhone split or a JSONL file of instructions, and episodes queued across however many phones there are.
 - `mobile_r1.evaluate`: The paper's static benchmark (step Accuracy, Task Success, Tail Success, Format and Args Errors) on any Mobile-R1-format split, online task success on SimPhone, and the results table.
 - `mobile_r1.fake_adb`: An adb server on 127.0.0.1 whose devices are SimPhones, so adbutils, `AdbPhone` and Google's own `adb` drive the simulator: the adb code path, tested without a phone.
+- `mobile_r1.generation`: Where a rollout's answers come from: the project's decode loop (the default), or vLLM, as a server (TRL's client for `vllm serve`) or in-process, with the trained weights pushed to it after every optimiser step.
 - `mobile_r1.grpo`: One clipped, KL-regularised loss for both RL stages, and the two ways stage 3 hands a trajectory's advantage to its turns: the paper's rule and the step-aware departure.
 - `mobile_r1.judge`: Stage 3's task-level reward: a judge reads a whole trajectory and returns a score in [0, 1] with a reason: the simulator's checker (`RuleJudge`) or a GPT-4o-style model reading a prompt we build and answering `Reason:` / `Score:`; and how far two judges agree. The HTTP client (`OpenAIJudge`: endpoint, retries, cache, a replayed server) is `07b_judge_client`.
 - `mobile_r1.judge_client`: `OpenAIJudge`: the judge of `07_judge` behind any OpenAI-compatible endpoint, with retries, a verdict cache, and a replayed endpoint for offline use.
@@ -29,6 +30,7 @@ Modules:
 - `mobile_r1.stage1`: Supervised finetuning on golden trajectories with TRL's SFTTrainer, so the model answers in the `<think>…<action>…<tool_call>…` format; ends with a format-compliance report.
 - `mobile_r1.stage2`: Single-step online RL on TRL's GRPOTrainer: sample G answers per recorded step, reward each with the action-level reward plus the format reward, and push the better ones up.
 - `mobile_r1.stage3`: The paper's contribution, as our own loop: play G whole episodes per instruction on a phone, score each trajectory with a judge, and push every turn of the better trajectories up.
+- `mobile_r1.vllm_standin`: A loopback HTTP server that answers the endpoints TRL's vLLM client calls, with the project's decode loop on its own copy of a model, so the vLLM path of stage 3 runs, and is tested, on a CPU without vLLM.
 - `mobile_r1.widgets`: Watch reward curves live while a stage trains, replay a finished run's metrics, and step through trajectories turn by turn."""
 
 __version__ = "0.0.1"

@@ -37,6 +37,7 @@ def cmd_train(args) -> int:
     else:
         from mobile_r1.stage3 import Stage3Config, train_stage3
         cfg = Stage3Config(base=args.base, out_dir=args.out, judge=args.judge, phones=args.phones, tasks=args.tasks,
+                           vllm=args.vllm, vllm_server=args.vllm_server,
                            **({'iterations': args.steps} if args.steps else {}))
         path = train_stage3(cfg, log)
     print(f'stage {args.stage} model saved to {path}; metrics in {log.path}')
@@ -121,8 +122,8 @@ def _add_train(sub):
     t.add_argument('--judge', default='rule', choices=['rule', 'openai'], help='stage 3 judge (openai: OPENAI_API_KEY, OPENAI_BASE_URL)')
     t.add_argument('--phones', default='sim', help="stage 3: 'sim' (default) or adb:SERIAL[,SERIAL...][@HOST:PORT] (real phones, emulators)")
     t.add_argument('--tasks', default='train', help='stage 3: a SimPhone split (default train) or a JSONL file of instructions')
-    t.add_argument('--vllm', default=None, choices=['server', 'colocate'], help="stage 2: generate on vLLM (needs pip install vllm and a GPU): 'server' (trl vllm-serve) or 'colocate'")
-    t.add_argument('--vllm-server', default=None, help='stage 2 with --vllm server: the vllm-serve base URL (default: TRL\'s)')
+    t.add_argument('--vllm', default=None, choices=['server', 'colocate'], help="stages 2 and 3: generate on vLLM (needs pip install vllm and a GPU): 'server' (a running vllm serve) or 'colocate' (in-process)")
+    t.add_argument('--vllm-server', default=None, help='stages 2 and 3 with --vllm server: the vllm serve base URL (default: http://127.0.0.1:8000)')
     t.set_defaults(func=cmd_train)
 
 # %% ../nbs/13_cli.ipynb #c6f49505

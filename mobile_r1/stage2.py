@@ -16,7 +16,7 @@ and the metric rows that feed the reward curves."""
 
 # %% ../nbs/09_stage2_grpo.ipynb #ac775550
 from __future__ import annotations
-import importlib.util, json, os, random, time
+import json, os, random, time
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Sequence
@@ -29,10 +29,11 @@ from .metrics import MetricsCallback, MetricsLog
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .rewards import action_reward, action_reward_fn, format_reward_fn, group_advantages, step_reward
 from .env import Env, make_env, play
+from .generation import need_vllm
 
 # %% auto #0
-__all__ = ['VLLM_MODES', 'grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2',
-           'sampled_correct', 'visited_dataset', 'env_visits']
+__all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'sampled_correct',
+           'visited_dataset', 'env_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -81,8 +82,8 @@ class Stage2Config:
     max_turns: int = 10                   # 'visited': step limit of an episode
     screen: int = 0                       # 'visited': answers sampled per state first; only states where they disagree are kept (0: all)
     # generation on vLLM (TRL's own paths; needs `pip install vllm` and a GPU)
-    vllm: str | None = None               # None: the model's own generate; 'server' (TRL's `trl vllm-serve`) or 'colocate' (in-process)
-    vllm_server: str | None = None        # 'server': the vllm-serve base URL, e.g. http://127.0.0.1:8000 (None: TRL's default host and port)
+    vllm: str | None = None               # None: the model's own generate; 'server' (a running `vllm serve`) or 'colocate' (in-process)
+    vllm_server: str | None = None        # 'server': the `vllm serve` base URL, e.g. http://127.0.0.1:8000 (None: TRL's default host and port)
 
     @classmethod
     def paper(cls, **kw) -> 'Stage2Config':
@@ -91,15 +92,10 @@ class Stage2Config:
                              max_completion_length=512, dtype='bfloat16', prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/09_stage2_grpo.ipynb #16d537c0
-VLLM_MODES = ('server', 'colocate')
-
 def vllm_args(cfg: Stage2Config) -> dict:
     "GRPOConfig's vLLM settings for `cfg.vllm`; a clear error when vLLM is asked for and not installed."
     if cfg.vllm is None: return {}
-    if cfg.vllm not in VLLM_MODES: raise ValueError(f"vllm must be None or one of {', '.join(VLLM_MODES)}, got {cfg.vllm!r}")
-    if importlib.util.find_spec('vllm') is None:
-        raise ValueError(f"vllm={cfg.vllm!r} needs vLLM, which is not installed: pip install vllm (a CUDA GPU is required), "
-                         'or leave vllm=None to generate with the model itself')
+    need_vllm(cfg.vllm, 'vllm')
     return {'use_vllm': True, 'vllm_mode': cfg.vllm, **({'vllm_server_base_url': cfg.vllm_server} if cfg.vllm_server else {})}
 
 def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:

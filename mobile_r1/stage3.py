@@ -30,6 +30,7 @@ from accelerate.utils import DistributedType, gather_object
 from tqdm.auto import tqdm
 from .data import PromptConfig
 from .env import Env, judged, make_env, play
+from .generation import need_vllm, rollout_policy
 from .grpo import grpo_loss, turn_advantages
 from .judge import RuleJudge, make_judge
 from .metrics import MetricsLog
@@ -96,6 +97,8 @@ class Stage3Config:
     lora: bool = False
     seed: int = 0
     prompt: PromptConfig = field(default_factory=PromptConfig)
+    vllm: str | None = None                # rollouts on vLLM (mobile_r1.generation): None (the decode loop), 'server' or 'colocate'
+    vllm_server: str | None = None         # 'server': the `vllm serve` base URL (None: http://127.0.0.1:8000)
 
     @classmethod
     def paper(cls, **kw) -> 'Stage3Config':
@@ -225,14 +228,20 @@ def _checkpoint(acc, model, proc, opt, ck: Path, iteration: int, cfg):
     acc.wait_for_everyone()
 
 # %% ../nbs/10_stage3_grpo.ipynb #0f6fa585
-def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -> Path:
-    "Run stage 3 from `cfg.base` (resuming from the last checkpoint if there is one); returns the saved model."
+def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, engine=None) -> Path:
+    "Run stage 3 from `cfg.base` (resuming from the last checkpoint if there is one); returns the saved model. `engine`: a generation engine instead of `cfg.vllm`."
+    if cfg.vllm is not None and engine is None: need_vllm(cfg.vllm, 'vllm')
     judge = judge or make_judge(cfg.judge)
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     world, rank, main = acc.num_processes, acc.process_index, acc.is_main_process
     env = stage3_env(cfg, judge, world, rank)
     model, proc, ref, opt, start = _start(cfg, acc)
     policy, checker = Policy(model, proc), RuleJudge()
+    gen = rollout_policy(policy, cfg.vllm, engine, server=cfg.vllm_server, model=str(_ckpt_dir(cfg)) if start else cfg.base,
+                         main=main, rank=rank, world=world, device=acc.device)       # the policy itself, or vLLM behind it
+    def push():                                                                       # vLLM answers with the trainer's weights
+        if gen is not policy: gen.sync(); acc.wait_for_everyone()
+    push()
     try:
         for it in tqdm(range(start, cfg.iterations), desc='stage 3', initial=start, total=cfg.iterations,
                        disable=bool(os.environ.get('IN_TEST')) or not main):
@@ -241,7 +250,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
             seeds = [rng.randrange(2 ** 31) for _ in range(len(groups) * cfg.G)]
             mine = split_groups(len(groups), world, rank)
             chosen = [groups[g] for g in mine for _ in range(cfg.G)]
-            trajs = play(policy, env, list(zip(chosen, [seeds[g * cfg.G + j] for g in mine for j in range(cfg.G)])), cfg.max_turns,
+            trajs = play(gen, env, list(zip(chosen, [seeds[g * cfg.G + j] for g in mine for j in range(cfg.G)])), cfg.max_turns,
                          annotate=bool(cfg.step_aware), temperature=cfg.temperature, prompt=cfg.prompt, max_new_tokens=cfg.max_new_tokens)
             verdicts = judged(env, judge, chosen, trajs)                                    # no checker: they set success
             rewards = [task_reward(v.score, tr.format_flags, cfg.format_weight) for v, tr in zip(verdicts, trajs)]
@@ -251,6 +260,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None) -
             n_turns = _total(acc, sum(bool(t.completion_ids) for _, t in turns))          # the mean is over all of them
             items = [(q, t, a) for (q, t), a in zip(turns, adv) if t.completion_ids and (a != 0 or cfg.beta > 0)]
             loss_v, kl_v = _update(model, ref, policy, opt, acc, items, cfg, n_turns)
+            push()
             if not env.checker: checked = None                                              # nothing to compare the judge with
             elif isinstance(judge, RuleJudge): checked = verdicts
             else: checked = checker.score_many(list(zip(chosen, trajs)))

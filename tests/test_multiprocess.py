@@ -85,6 +85,33 @@ def test_stage3_runs_on_two_processes(tmp_path, tiny_model):
     assert (tmp_path / 'stage3' / 'mobile_r1.json').exists() and not (tmp_path / 'stage3-checkpoint').exists()
 
 
+
+def test_stage3_resumes_on_two_processes(tmp_path, tiny_model):
+    "Killed after its first checkpoint (every process's judge fails in iteration 2), then run again: it resumes at 1."
+    script = str(ROOT / 'tests' / 'mp' / 'stage3.py')
+    r = subprocess.run(LAUNCH + [script, str(tiny_model), str(tmp_path), 'crash'], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode != 0 and 'simulated crash' in r.stdout + r.stderr, r.stderr[-3000:]
+    ck = tmp_path / 'stage3-checkpoint'
+    assert json.loads((ck / 'mobile_r1.json').read_text())['iteration'] == 1 and (ck / 'optimizer.pt').exists()
+    _run(LAUNCH + [script, str(tiny_model), str(tmp_path)], tmp_path)
+    rows = [json.loads(l) for l in (tmp_path / 'metrics.jsonl').read_text().splitlines()]
+    assert [r['step'] for r in rows] == [1, 2] and all(r['episodes'] == 6 for r in rows)   # iteration 1 not played again
+    assert (tmp_path / 'stage3' / 'mobile_r1.json').exists() and not ck.exists()
+
+
+def test_stage3_on_a_vllm_server_from_two_processes(tmp_path, tiny_model):
+    """Both processes take their answers from one server (the stand-in of `vllm serve`); process 0 alone pushes the
+    weights, at the start and after each step, and the server ends with the saved model's weights."""
+    from mobile_r1.policy import load_policy
+    from mobile_r1.vllm_standin import StandInVLLM
+    with StandInVLLM(str(tiny_model)) as srv:
+        _run(LAUNCH + [str(ROOT / 'tests' / 'mp' / 'stage3.py'), str(tiny_model), str(tmp_path), 'vllm', srv.url,
+                       str(srv.policy.processor.image_token_id)], tmp_path)
+        assert srv.calls.count('/init_weight_transfer_engine') == 1 and len(srv.updates) == 1 + 2
+        assert srv.calls.count('/inference/v1/generate') >= 3 * 2 * 2          # every answer of 6 episodes x 2 iterations
+        saved, served = dict(load_policy(str(tmp_path / 'stage3'))[0].named_parameters()), srv.state()
+        assert all(torch.equal(saved[n], served[n]) for n in srv.updates[-1])
+
 def test_stages_1_and_2_on_two_processes(tmp_path, sim_data, tiny_model):
     """Stage 1 on 2 processes of batch 2 against 1 process of batch 4: the same global batches, so the same loss, and
     the same weights up to Adam's sign on near-zero gradients (its first steps move every element by about ±lr, and the
