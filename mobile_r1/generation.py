@@ -26,7 +26,7 @@ from __future__ import annotations
 import importlib.util, os
 from typing import Iterator, Sequence
 import torch
-from .decode import encode
+from .decode import encode, unique_images
 from .policy import VISION_TOKENS, Generation, Policy
 
 # %% auto #0
@@ -80,8 +80,9 @@ class ServerEngine:
     def __init__(self, client, image_token_id: int, main: bool = True):
         self.client, self.image_token_id, self.main, self._meta = client, image_token_id, main, None
     def generate(self, prompt_ids: list[list[int]], images: list, params: dict) -> list[list[int]]:
-        feats = self.client.image_features([[im] for im in images])
-        feats = [place_images(f, ids, self.image_token_id) for f, ids in zip(feats, prompt_ids)]
+        uniq, index = unique_images(images)                            # the G copies of a task share their first screen
+        feats = self.client.image_features([[im] for im in uniq])
+        feats = [place_images(feats[j], ids, self.image_token_id) for j, ids in zip(index, prompt_ids)]
         kw = {k: params[k] for k in ('temperature', 'top_p', 'max_tokens')}
         out = self.client.generate(prompts=prompt_ids, features=feats, n=1, logprobs=None, **kw,
                                    generation_kwargs={k: params[k] for k in ('stop_token_ids', 'logit_bias') if k in params})
