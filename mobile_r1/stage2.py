@@ -152,19 +152,20 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:
     return model, proc, done
 
 # %% ../nbs/09_stage2_grpo.ipynb #s2visit02
-def sampled_correct(policy, turns: Sequence, n: int, prompt: PromptConfig = PromptConfig(), batch: int = 64) -> list[int]:
-    "For each (instruction, turn with a `gold` label): how many of `n` answers sampled at T=1 earn the action reward."
+def sampled_correct(policy, turns: Sequence, n: int, prompt: PromptConfig = PromptConfig(), batch: int = 64,
+                    temperature: float = 1.0) -> list[int]:
+    "For each (instruction, turn with a `gold` label): how many of `n` answers sampled at `temperature` earn the action reward."
     out, per = [], max(1, batch // n)
     for b in range(0, len(turns), per):
         chunk = turns[b:b + per]
         msgs, imgs, frames = policy.prepare([(q, t.history, t.screenshot) for q, t in chunk for _ in range(n)], prompt)
-        answers = policy.decode(policy.generate(msgs, imgs, temperature=1.0).texts, frames)
+        answers = policy.decode(policy.generate(msgs, imgs, temperature=temperature).texts, frames)
         out += [sum(action_reward(a.action, t.gold[0], t.gold[1], screen=t.screenshot.size) for a in answers[j * n:(j + 1) * n])
                 for j, (_, t) in enumerate(chunk)]
     return [int(k) for k in out]
 
 def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10, prompt: PromptConfig = PromptConfig(),
-                    screen: int = 0) -> tuple[Dataset, dict]:
+                    screen: int = 0, temperature: float = 1.0) -> tuple[Dataset, dict]:
     "GRPO rows for the states `policy` reaches (greedy) playing the (task, seed) `jobs` on `env`, labelled by its expert; plus counts."
     trajs = play(policy, env, jobs, max_turns, annotate=True, prompt=prompt)
     turns = [(tr.instruction, t) for tr in trajs for t in tr.turns if t.gold is not None]
@@ -173,7 +174,7 @@ def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10
     stats = {'visit/episodes': len(trajs), 'visit/success_rate': sum(bool(t.success) for t in trajs) / len(trajs),
              'visit/states': len(turns), 'visit/wrong_rate': wrong / len(turns)}
     if screen:                 # keep the states where sampled answers disagree: the others give every answer A = 0
-        k = sampled_correct(policy, turns, screen, prompt)
+        k = sampled_correct(policy, turns, screen, prompt, temperature=temperature)   # as training will sample
         stats.update({'visit/never_solved': sum(x == 0 for x in k) / len(k), 'visit/always_solved': sum(x == screen for x in k) / len(k)})
         turns = [tu for tu, x in zip(turns, k) if 0 < x < screen] or turns   # none mixed: keep all (A = 0 each; visit/kept says so)
     stats['visit/kept'] = len(turns)
@@ -194,4 +195,5 @@ def env_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, d
     rng = random.Random(f'stage2-visits/{cfg.seed}/{round_}')     # a seed stream of its own: never the evaluation's
     chosen = [env.tasks[k % len(env.tasks)] for k in range(cfg.visit_episodes)]   # every task about equally often
     rng.shuffle(chosen)
-    return visited_dataset(policy, env, [(t, rng.randrange(2 ** 31)) for t in chosen], cfg.max_turns, cfg.prompt, cfg.screen)
+    return visited_dataset(policy, env, [(t, rng.randrange(2 ** 31)) for t in chosen], cfg.max_turns, cfg.prompt, cfg.screen,
+                           cfg.temperature)
