@@ -24,7 +24,7 @@ Without vLLM nothing here is imported from it, and asking for it fails at once w
 # %% ../nbs/05b_generation.ipynb #6d00b6b7
 from __future__ import annotations
 import importlib.util, os
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 import torch
 from .decode import encode, unique_images
 from .policy import VISION_TOKENS, Generation, Policy
@@ -87,12 +87,12 @@ class ServerEngine:
         out = self.client.generate(prompts=prompt_ids, features=feats, n=1, logprobs=None, **kw,
                                    generation_kwargs={k: params[k] for k in ('stop_token_ids', 'logit_bias') if k in params})
         return out['completion_ids']
-    def load(self, named: Iterator[tuple[str, torch.Tensor]]):
-        "Stream the new weights to the server and clear its prefix cache."
+    def load(self, weights: Callable[[], Iterator]):
+        "Stream `weights()` to the server as it yields them (merged LoRA weights are valid only then); clear its prefix cache."
         if not self.main: return
-        named = list(named)
-        self._meta = self._meta or [(n, str(t.dtype).removeprefix('torch.'), list(t.shape)) for n, t in named]
-        self.client.update_named_params(self._meta, iter(named))
+        if self._meta is None:                                         # the server is told what comes before it comes
+            self._meta = [(n, str(t.dtype).removeprefix('torch.'), list(t.shape)) for n, t in weights()]
+        self.client.update_named_params(self._meta, weights())
         self.client.reset_prefix_cache()
 
 class ColocateEngine:
@@ -110,8 +110,8 @@ class ColocateEngine:
         prompts = [{'prompt_token_ids': ids, 'multi_modal_data': {'image': im}} for ids, im in zip(prompt_ids, images)]
         outs = self.llm.generate(prompts, SamplingParams(n=1, **params), use_tqdm=False)
         return [list(o.outputs[0].token_ids) for o in outs]
-    def load(self, named: Iterator[tuple[str, torch.Tensor]]):
-        self.llm.llm_engine.model_executor.driver_worker.model_runner.model.load_weights(list(named))
+    def load(self, weights: Callable[[], Iterator]):
+        self.llm.llm_engine.model_executor.driver_worker.model_runner.model.load_weights(weights())   # consumed while valid
         self.llm.reset_prefix_cache()
 
 # %% ../nbs/05b_generation.ipynb #06a4384d
@@ -142,7 +142,7 @@ class VLLMPolicy:
         return Generation(proc.tokenizer.batch_decode(comp, skip_special_tokens=True), prompt_ids, comp)
     def sync(self):
         "Push the weights training changed (call after every optimiser step)."
-        self.engine.load(vllm_weights(self.model))
+        self.engine.load(lambda: vllm_weights(self.model))
 
 # %% ../nbs/05b_generation.ipynb #ea541d75
 def make_engine(mode: str, processor, server: str | None = None, model: str | None = None, main: bool = True,

@@ -159,7 +159,7 @@ class LoopbackClient(trl_vllm.VLLMClient):
     def update_named_params(self, metadata, named_params):
         if self.communicator is None: raise RuntimeError('call init_communicator() before sending weights (TRL does so on process 0)')
         names, dtypes, shapes = (list(f) for f in zip(*metadata))
-        blob = base64.b64encode(st_save({n: t.detach().cpu().contiguous() for n, t in named_params})).decode()
+        blob = base64.b64encode(st_save({n: t.detach().cpu().clone() for n, t in named_params})).decode()   # copied as they come, as NCCL sends them
         if not self._updating_weights: self._start_weight_update()
         self._post(f'{self.base_url}/update_weights', json={'update_info': {'names': names, 'dtype_names': dtypes, 'shapes': shapes},
                                                              'tensors': blob})
