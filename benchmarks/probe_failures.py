@@ -3,18 +3,15 @@ spending time on RL (RL can only amplify what sampling sometimes does).
 
 For a model and the train tasks of a world: greedy success per task over fresh seeds, the first wrong turn of each
 failed episode (turn, the expert's action, the policy's), then at each of those states `--samples` answers at each
-`--temperature`: how many earn the action reward, and how many parse.
+`--temperature`: how many earn the action reward (`stage2.sampled_correct`, stage 2's own screen).
 
     python benchmarks/probe_failures.py RUN/models/stage1 --world Video/like_video --temperature 1.0 0.7"""
 import argparse, collections
 import torch
 from mobile_r1.env import make_env, play
 from mobile_r1.policy import Policy
-from mobile_r1.rewards import action_reward
-
-
-def _right(action, turn) -> float:
-    return action_reward(action, turn.gold[0], turn.gold[1], screen=turn.screenshot.size) if action is not None else 0.0
+from mobile_r1.stage2 import sampled_correct
+from mobile_r1.stage3 import turn_correctness
 
 
 def main():
@@ -36,26 +33,23 @@ def main():
     for (task, _), tr in zip(jobs, trajs):
         by_task[task.instruction].append(bool(tr.success))
         if tr.success: continue
-        bad = next((t for t in tr.turns if not _right(t.action, t)), None)
-        if bad is None: first[('every turn right', tr.outcome, '')] += 1; continue
-        i = tr.turns.index(bad)
+        i = next((k for k, ok in enumerate(turn_correctness([tr])[0]) if not ok), None)
+        if i is None: first[('every turn right', tr.outcome, '')] += 1; continue
+        bad = tr.turns[i]
         first[(i, type(bad.gold[0]).__name__, type(bad.action).__name__ if bad.action else 'invalid')] += 1
-        failing.append((tr.instruction, bad, i))
+        failing.append((tr.instruction, bad))
     wins = sum(sum(v) for v in by_task.values())
     print(f'greedy success {wins}/{len(trajs)}; per task:')
     for q, v in sorted(by_task.items(), key=lambda kv: -sum(kv[1])): print(f'  {sum(v):3d}/{len(v):<3d} {q}')
     print('first wrong turn of each failed episode (turn, expert, policy): count')
     for k, n in first.most_common(): print(f'  {k}: {n}')
     for T in a.temperature:
+        right = sampled_correct(pol, failing, a.samples, temperature=T)
         rows = collections.defaultdict(list)
-        for q, turn, i in failing:
-            out = pol.act([(q, turn.history, turn.screenshot)] * a.samples, temperature=T, max_new_tokens=128)
-            rows[(i, type(turn.gold[0]).__name__)].append((int(sum(_right(p.action, turn) for p in out)), sum(p.action is not None for p in out)))
+        for (_, turn), r in zip(failing, right): rows[(len(turn.history), type(turn.gold[0]).__name__)].append(r)
         print(f'T = {T}: right answers among {a.samples} samples at each failing state')
-        for k, v in sorted(rows.items()):
-            hit = sum(r > 0 for r, _ in v)
-            print(f'  turn {k[0]} ({k[1]}): {len(v)} states, {hit} hit at least once, mean {sum(r for r, _ in v) / len(v):.2f} right, '
-                  f'{sum(p for _, p in v) / (a.samples * len(v)):.0%} parsed')
+        for (i, kind), v in sorted(rows.items()):
+            print(f'  turn {i} ({kind}): {len(v)} states, {sum(r > 0 for r in v)} hit at least once, mean {sum(v) / len(v):.2f} right')
 
 
 if __name__ == '__main__':

@@ -26,8 +26,8 @@ from __future__ import annotations
 import importlib.util, os
 from typing import Callable, Iterator, Sequence
 import torch
-from .decode import encode, unique_images
-from .policy import VISION_TOKENS, Generation, Policy
+from .decode import unique_images
+from .policy import Generation, Policy
 
 # %% auto #0
 __all__ = ['VLLM_MODES', 'need_vllm', 'vllm_weights', 'place_images', 'ServerEngine', 'ColocateEngine', 'VLLMPolicy',
@@ -125,21 +125,15 @@ class VLLMPolicy:
     decode = staticmethod(Policy.decode)
     def sampling_params(self, max_new_tokens: int, temperature: float, top_p: float) -> dict:
         "vLLM's sampling parameters for one call, with the decode loop's stop tokens and banned placeholders."
-        tok = self.processor.tokenizer
-        ids = lambda toks: [i for i in tok.convert_tokens_to_ids(toks) if i is not None and i != tok.unk_token_id]
-        p = {'temperature': temperature, 'top_p': top_p, 'max_tokens': max_new_tokens,
-             'stop_token_ids': ids(['<|im_end|>', '<|endoftext|>'])}
-        if temperature > 0: p['logit_bias'] = {i: -100.0 for i in ids(VISION_TOKENS)}   # greedy stays the model's argmax
+        p = {'temperature': temperature, 'top_p': top_p, 'max_tokens': max_new_tokens, 'stop_token_ids': self.policy.stop_ids}
+        if temperature > 0: p['logit_bias'] = {i: -100.0 for i in self.policy.banned_ids}   # greedy stays the model's argmax
         return p
     def generate(self, messages: list[list[dict]], images: list, max_new_tokens: int = 160, temperature: float = 0.0,
                  top_p: float = 1.0) -> Generation:
         "One answer per conversation, from the engine; the same prompt ids as `Policy.generate`."
-        proc = self.processor
-        texts = [proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in messages]
-        enc = encode(proc, texts, images)
-        prompt_ids = [row[m.bool()].tolist() for row, m in zip(enc['input_ids'], enc['attention_mask'])]
+        _, prompt_ids = self.policy.encode(messages, images)
         comp = self.engine.generate(prompt_ids, list(images), self.sampling_params(max_new_tokens, temperature, top_p))
-        return Generation(proc.tokenizer.batch_decode(comp, skip_special_tokens=True), prompt_ids, comp)
+        return Generation(self.processor.tokenizer.batch_decode(comp, skip_special_tokens=True), prompt_ids, comp)
     def sync(self):
         "Push the weights training changed (call after every optimiser step)."
         self.engine.load(lambda: vllm_weights(self.model))

@@ -278,21 +278,27 @@ class Policy:
         "The frame (size) of the image the model sees for a `width` × `height` screenshot."
         size = self.processor.image_processor.size
         return Frame.model_view(width, height, min_pixels=size.shortest_edge, max_pixels=size.longest_edge)
+    def encode(self, messages: list[list[dict]], images: list) -> tuple[dict, list[list[int]]]:
+        "Model inputs for `messages` (chat template, image tokens expanded) and each prompt's token ids, padding removed."
+        proc = self.processor
+        enc = encode(proc, [proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in messages], images)
+        return enc, [row[m.bool()].tolist() for row, m in zip(enc['input_ids'], enc['attention_mask'])]
+    def token_ids(self, tokens: Sequence[str]) -> list[int]:
+        "The ids of those `tokens` the tokenizer has."
+        tok = self.processor.tokenizer
+        return [i for i in tok.convert_tokens_to_ids(list(tokens)) if i is not None and i != tok.unk_token_id]
+    stop_ids = property(lambda self: self.token_ids(['<|im_end|>', '<|endoftext|>']), doc='Tokens that end an answer.')
+    # a sampled vision placeholder inside an answer would give the loss pass more image tokens than images
+    banned_ids = property(lambda self: self.token_ids(VISION_TOKENS), doc='Tokens never sampled in an answer.')
     def generate(self, messages: list[list[dict]], images: list, max_new_tokens: int = 160, temperature: float = 0.0,
                  top_p: float = 1.0) -> Generation:
         "Generate one answer per conversation in `messages` (each with one image, given in `images`), with `decode.sample`."
-        proc, tok = self.processor, self.processor.tokenizer
-        texts = [proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in messages]
-        enc = encode(proc, texts, images)
+        enc, prompt_ids = self.encode(messages, images)
         was_training = self.model.training
         self.model.eval()
-        stops = [i for i in tok.convert_tokens_to_ids(['<|im_end|>', '<|endoftext|>']) if i is not None and i != tok.unk_token_id]
-        # a sampled vision placeholder inside an answer would give the loss pass more image tokens than images
-        banned = [i for i in tok.convert_tokens_to_ids(VISION_TOKENS) if i is not None and i != tok.unk_token_id]
-        try: comp = sample(self.model, enc, stops, max_new_tokens, temperature, top_p, banned)
+        try: comp = sample(self.model, enc, self.stop_ids, max_new_tokens, temperature, top_p, self.banned_ids)
         finally: self.model.train(was_training)
-        prompt_ids = [row[m.bool()].tolist() for row, m in zip(enc['input_ids'], enc['attention_mask'])]
-        return Generation(tok.batch_decode(comp, skip_special_tokens=True), prompt_ids, comp)
+        return Generation(self.processor.tokenizer.batch_decode(comp, skip_special_tokens=True), prompt_ids, comp)
     def prepare(self, batch: Sequence[tuple], prompt: PromptConfig | None = None) -> tuple[list, list, list]:
         "Messages, resized images and (model frame, device frame) pairs for (instruction, history, screenshot) items."
         prompt = prompt or PromptConfig()

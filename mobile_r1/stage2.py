@@ -95,7 +95,7 @@ class Stage2Config:
 def vllm_args(cfg: Stage2Config) -> dict:
     "GRPOConfig's vLLM settings for `cfg.vllm`; a clear error when vLLM is asked for and not installed."
     if cfg.vllm is None: return {}
-    need_vllm(cfg.vllm, 'vllm')
+    need_vllm(cfg.vllm)
     return {'use_vllm': True, 'vllm_mode': cfg.vllm, **({'vllm_server_base_url': cfg.vllm_server} if cfg.vllm_server else {})}
 
 def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:

@@ -230,7 +230,7 @@ def _checkpoint(acc, model, proc, opt, ck: Path, iteration: int, cfg):
 # %% ../nbs/10_stage3_grpo.ipynb #0f6fa585
 def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, engine=None) -> Path:
     "Run stage 3 from `cfg.base` (resuming from the last checkpoint if there is one); returns the saved model. `engine`: a generation engine instead of `cfg.vllm`."
-    if cfg.vllm is not None and engine is None: need_vllm(cfg.vllm, 'vllm')
+    if cfg.vllm is not None and engine is None: need_vllm(cfg.vllm)
     judge = judge or make_judge(cfg.judge)
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     world, rank, main = acc.num_processes, acc.process_index, acc.is_main_process
