@@ -143,8 +143,8 @@ TASKS_BY_ID = {t.id: t for t in ALL_TASKS}
 
 # %% ../../nbs/03e_sim_tasks.ipynb #35dd6a09
 def in_world(task: Task, world: Sequence[str] | None) -> bool:
-    "Is `task` part of `world`: app names ('Video') or app/template prefixes ('Video/like_video'); None is every task."
-    return not world or any(task.app == w or task.id.startswith(w.rstrip('/') + '/') for w in world)
+    "Is `task` part of `world`: app names ('Video'), app/template prefixes ('Video/like_video') or task ids; None is every task."
+    return not world or any(task.app == w or task.id == w or task.id.startswith(w.rstrip('/') + '/') for w in world)
 
 def task_list(split: str = 'train', level: int = 0, app: str | None = None, world: Sequence[str] | None = None) -> list:
     "The tasks of `split` available at difficulty `level` (optionally of one app, or of a `world`: see `in_world`)."
@@ -152,7 +152,7 @@ def task_list(split: str = 'train', level: int = 0, app: str | None = None, worl
     if level not in LEVELS: raise ValueError(f'level must be one of {LEVELS}, got {level!r}')
     out = [t for t in ALL_TASKS if t.split == split and t.level <= level and (app is None or t.app == app) and in_world(t, world)]
     if world and not out: raise ValueError(f'no {split!r} tasks at level {level} in world {list(world)}: use app names '
-                                           f"('Video') or app/template prefixes ('Video/like_video')")
+                                           f"('Video'), app/template prefixes ('Video/like_video') or task ids")
     return out
 
 def get_task(task_id: str) -> Task:
