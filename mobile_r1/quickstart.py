@@ -42,7 +42,7 @@ class QuickstartConfig:
     popup_prob: float = 0.1
     train_online_episodes: int = 128 # episodes of the train_tasks row (tasks cycled, fresh seeds): the learning figure
     held_out_online_episodes: int | None = None  # episodes of the held_out row (tasks cycled; None: one per task)
-    world: tuple | None = None       # the training world: app names or app/template prefixes (None: all eight apps)
+    world: tuple | None = None       # the training world: app names, app/template prefixes or task ids (None: all eight apps)
     stage2_states: str = 'recorded'  # 'recorded' (the paper) or 'visited' (states the policy reaches; see 09_stage2_grpo)
     stage2_rounds: int = 1           # collect/train rounds when stage2_states == 'visited'
     stage2_visits: int = 64          # episodes played per round when stage2_states == 'visited'

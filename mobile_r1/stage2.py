@@ -77,7 +77,7 @@ class Stage2Config:
     phones: str = 'sim'                   # 'visited': where episodes are played (mobile_r1.env; the expert labels exist on SimPhone only)
     rounds: int = 1                       # 'visited': collect, then train max_steps/rounds steps; repeated with the improved policy
     visit_episodes: int = 64              # 'visited': episodes played per round
-    world: tuple | None = None            # 'visited': the SimPhone apps or app/templates whose train tasks are played (None: all)
+    world: tuple | None = None            # 'visited': the SimPhone world (apps, app/templates or task ids) whose train tasks are played (None: all)
     popup_prob: float = 0.1               # 'visited': SimPhone's pop-up probability
     max_turns: int = 10                   # 'visited': step limit of an episode
     screen: int = 0                       # 'visited': answers sampled per state first; only states where they disagree are kept (0: all)

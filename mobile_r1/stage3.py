@@ -75,7 +75,7 @@ class Stage3Config:
     out_dir: str = 'runs/stage3'           # the final model; checkpoints go to `out_dir` + '-checkpoint'
     phones: str = 'sim'                    # 'sim', or 'adb:SERIAL[,SERIAL...][@HOST:PORT]' (mobile_r1.env)
     tasks: str = 'train'                   # a SimPhone split, or a JSONL file of instructions (mobile_r1.env.read_tasks)
-    world: tuple | None = None             # only these apps' (or app/templates') tasks of the split (None: all)
+    world: tuple | None = None             # only this world's tasks of the split: apps, app/templates or task ids (None: all)
     level: int = 0                         # SimPhone difficulty level
     popup_prob: float = 0.1                # SimPhone pop-up probability per screen entry
     tasks_per_iter: int = 2                # instructions per iteration
