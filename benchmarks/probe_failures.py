@@ -17,7 +17,7 @@ from mobile_r1.stage3 import turn_correctness
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('model', help='a model folder')
-    ap.add_argument('--world', nargs='*', default=None, help='apps or app/templates of the train split (default: all)')
+    ap.add_argument('--world', nargs='*', default=None, help='apps, app/templates or task ids of the train split (default: all)')
     ap.add_argument('--episodes', type=int, default=64, help='greedy episodes, tasks cycled, fresh seeds (default 64)')
     ap.add_argument('--samples', type=int, default=16, help='answers sampled at each failing state (default 16)')
     ap.add_argument('--temperature', type=float, nargs='+', default=[1.0])
