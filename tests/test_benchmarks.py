@@ -1,0 +1,36 @@
+"""The benchmarks are run by hand, for minutes; here each runs at toy sizes, so that they cannot rot unnoticed."""
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).parents[1]
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / 'benchmarks' / f'{name}.py')
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_other_apps():
+    other_apps = load('bench_base').other_apps
+    assert other_apps(('Video/like_video',)) == ('Shop', 'TravelPig', 'FoodDash', 'Maps', 'Chat', 'Settings', 'Music')
+    assert 'Settings' not in other_apps(('Settings/turn_on', 'Video/like_video/Cat Compilation'))
+    with pytest.raises(SystemExit, match='no other apps'): other_apps(None)
+
+
+def test_bench_base_smoke(tmp_path):
+    "Pretrain, stage 1 from both starts and stage 2 from the pretrained one, at toy sizes: one row per model."
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_base.py'), '--preset', 'smoke', '--pretrain-episodes', '8',
+           '--pretrain-steps', '2', '--stage1-steps', '2', '--stage2-lr', '1e-4', '--episodes', '2', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'IN_TEST': '1'}, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows = [l for l in r.stdout.splitlines() if '(n=2)' in l]
+    assert [l.split('  ')[1].strip() for l in rows] == ['random init, stage 1 (2 steps)', 'pretrained base, stage 1 (2 steps)',
+                                                        'pretrained base, stage 1 (2) + stage 2 (lr 0.0001)'], r.stdout
+    assert 'pretrained on Shop, TravelPig, FoodDash, Maps, Chat, Settings, Music' in r.stdout
+    assert (tmp_path / 'base' / 'config.json').exists() and (tmp_path / 'pretrain.jsonl').exists()
