@@ -134,6 +134,21 @@ def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=
     return Path(cfg.out_dir)
 
 # %% ../nbs/09_stage2_grpo.ipynb #1554de8a
+def _pop_ref_adapter(model) -> dict | None:
+    """With LoRA and β > 0, TRL's trainer adds a "ref" adapter: a copy of the adapter it starts from, the KL's
+    reference. A later round's trainer would add it again (and fail); take it out, keeping its weights."""
+    if 'ref' not in getattr(model, 'peft_config', {}): return None
+    ref = {n: p.detach().clone() for n, p in model.named_parameters() if '.ref.' in n}
+    model.delete_adapter('ref')
+    return ref
+
+def _restore_ref_adapter(model, ref: dict | None):
+    "Put the first round's reference back, so the KL pulls to the stage-1 policy in every round, as without LoRA."
+    if ref is None: return
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for n, w in ref.items(): params[n].copy_(w)
+
 def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:
     "`cfg.rounds` rounds of: play SimPhone with the current policy, then GRPO on the states it reached."
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
@@ -143,10 +158,12 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:
         k = cfg.max_steps * (r + 1) // cfg.rounds - done              # this round's optimiser steps
         ds, stats = env_visits(Policy(model, proc), cfg, r)
         if log: log.log(done, **stats)
+        ref = _pop_ref_adapter(model)
         trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn],
                               args=grpo_args(replace(cfg, max_steps=k, seed=cfg.seed + r), Path(cfg.out_dir)),
                               train_dataset=ds, processing_class=proc,
                               callbacks=[MetricsCallback(log, step_offset=done)] if log else None)
+        _restore_ref_adapter(trainer.model, ref)
         trainer.train()
         model, done = trainer.model, done + trainer.state.global_step
     return model, proc, done

@@ -37,3 +37,20 @@ def test_reward_fns_return_one_float_per_completion(sim_data):
     for fn in (action_reward_fn, format_reward_fn):
         out = fn(ds['prompt'], comps, **cols)
         assert len(out) == len(ds) and all(isinstance(x, float) for x in out)
+
+
+def test_visited_rounds_with_lora_keep_the_start_as_reference(tiny_model, tmp_path, monkeypatch):
+    "LoRA + β > 0 over two visited rounds: TRL's trainer adds a 'ref' adapter each round (it used to fail in round 2)."
+    import mobile_r1.stage2 as s2
+    refs = []
+    restore = s2._restore_ref_adapter
+    def spy(model, ref):
+        restore(model, ref)
+        refs.append({n: p.detach().clone() for n, p in model.named_parameters() if '.ref.' in n})
+    monkeypatch.setattr(s2, '_restore_ref_adapter', spy)
+    cfg = Stage2Config(base=str(tiny_model), out_dir=str(tmp_path / 's2'), states='visited', rounds=2, lora=True, beta=0.05,
+                       lr=1e-2, max_steps=2, G=2, prompts_per_step=1, visit_episodes=2, world=('Video/like_video',),
+                       max_turns=2, max_completion_length=16)
+    train_stage2(cfg, reward_funcs=[spy_reward])
+    assert len(refs) == 2 and refs[0]
+    assert all(torch.equal(refs[0][n], refs[1][n]) for n in refs[0])       # round 2's reference is round 1's: the start
