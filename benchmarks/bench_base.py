@@ -42,12 +42,12 @@ def main():
     cfg, out = PRESETS[a.preset], Path(a.out)
     n_eval = a.episodes or cfg.train_online_episodes
 
-    def row(path, name) -> dict:
+    def row(path, name):
+        "Print the model's train-task row, evaluated as the quickstart's."
         online, _ = online_eval(Policy.load(str(path)), 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
                                 world=cfg.world, n_episodes=n_eval, seed=7)
         r = table_row(name, 'train_tasks', None, online)
         print(f'  {name:<58} {cell_text(r, "online_success")}   format errors {r["online_format_errors"]}', flush=True)
-        return r
 
     init, base = out / 'init', out / 'base'
     if not init.exists(): tiny_qwen_vl(init, corpus=sim_corpus(), vocab_size=2048, seed=cfg.seed)
