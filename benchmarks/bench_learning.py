@@ -7,7 +7,7 @@ fresh cosine schedule) for as many steps as fit in the wall time stage 2 took, e
     python benchmarks/bench_learning.py --seeds 3 [--preset tiny] [--out runs/bench_learning]
 
 Targets (issue 12): the stage 1 → 1+2 rise is at least 10 points on every seed; stage 3 is reported as measured.
-Takes about one quickstart per seed plus the control (about 12 minutes a seed for `tiny` on 2 CPU cores)."""
+Takes about one quickstart per seed plus the control (about 16 minutes a seed for `tiny` on 2 CPU cores)."""
 import argparse, json, statistics, time
 from dataclasses import replace
 from pathlib import Path
@@ -56,7 +56,7 @@ def main():
         if 'steps' in row: name = f"Stage 1 continued (stage 2 wall time: {[per_seed[s][i]['steps'] for s in per_seed]} steps)"
         sd = statistics.stdev(xs) if len(xs) > 1 else float('nan')
         print(f'  {name:<50} {statistics.mean(xs):6.2f} ± {sd:.2f}   per seed {xs}')
-    rises = [per_seed[s][1]['online_success'] - per_seed[s][0]['online_success'] for s in per_seed]
+    rises = [round(per_seed[s][1]['online_success'] - per_seed[s][0]['online_success'], 2) for s in per_seed]
     print(f'\nstage 1 → 1+2 rise per seed: {rises}; target ≥ 10 on every seed: {"met" if min(rises) >= 10 else "missed"}')
     (Path(a.out) / f'{a.preset}-summary.json').write_text(json.dumps({str(s): r for s, r in per_seed.items()}, indent=1))
 

@@ -103,7 +103,7 @@ def _add_quickstart(sub):
                                    'Running again into the same folder resumes; a different preset is refused.')
     q.add_argument('--out', default='runs/quickstart', help='output folder (default: runs/quickstart)')
     q.add_argument('--preset', default='tiny', choices=['tiny', 'full', 'course', 'smoke'],
-                   help="'tiny': the CPU quickstart, about eight minutes; 'full': stage 1 about 3x longer, about half an "
+                   help="'tiny': the CPU quickstart, about twelve minutes; 'full': stage 1 about 3x longer, about half an "
                         "hour; 'course': the small run the tutorials share, about four minutes; 'smoke': seconds, checks the plumbing only")
     q.set_defaults(func=cmd_quickstart)
 

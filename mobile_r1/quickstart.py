@@ -13,7 +13,7 @@ from .evaluate import online_eval, static_eval, table_markdown, table_row, write
 from .metrics import MetricsLog, read_metrics
 from .policy import Policy, episode_corpus, tiny_qwen_vl
 from .rollout import save_trajectories
-from .sim.generate import generate_dataset, sim_corpus
+from .sim.generate import GenConfig, generate_dataset, sim_corpus
 from .stage1 import Stage1Config, format_compliance, train_stage1
 from .stage2 import Stage2Config, train_stage2
 from .stage3 import Stage3Config, train_stage3
@@ -48,12 +48,14 @@ class QuickstartConfig:
     stage2_visits: int = 64          # episodes played per round when stage2_states == 'visited'
     stage2_screen: int = 0           # answers sampled per visited state; only states where they disagree are kept
     stage2_popup_prob: float | None = None  # pop-up probability of stage 2's training phones (None: popup_prob)
+    data_popup_prob: float = 0.1     # pop-up probability of the phones the train split's expert trajectories are recorded on
     seed: int = 0                    # seeds the data, the tiny model and every stage (evaluation episodes keep their own seeds)
 
 PRESETS = {
-    'tiny': QuickstartConfig(world=('Video/like_video',), train_episodes=240, corpus='data', stage1_steps=300, stage1_lr=4e-3,
-                             stage2_states='visited', stage2_rounds=2, stage2_steps=16, stage2_prompts=8, stage2_lr=5e-5,
-                             stage2_visits=48, stage2_screen=8, stage3_iterations=8, held_out_online_episodes=64),
+    'tiny': QuickstartConfig(world=('Video/like_video',), train_episodes=240, data_popup_prob=0.03, corpus='data', stage1_steps=600,
+                             stage1_lr=4e-3, stage2_states='visited', stage2_rounds=2, stage2_steps=16, stage2_prompts=8,
+                             stage2_lr=1e-4, stage2_visits=48, stage2_screen=8, stage2_popup_prob=0.5, stage3_iterations=8,
+                             held_out_online_episodes=64),
     'full': QuickstartConfig(train_episodes=400, stage1_steps=1600, stage2_steps=100, stage3_iterations=30),
     'course': QuickstartConfig(world=('Video/like_video',), train_episodes=120, eval_episodes=8, corpus='data', stage1_steps=300,
                                stage1_lr=4e-3, stage2_steps=6, stage2_G=4, stage2_prompts=2, stage3_iterations=3, stage3_tasks=1,
@@ -132,7 +134,8 @@ def _make_data(cfg: QuickstartConfig, data: dict):
     for s, p in data.items():
         n = cfg.train_episodes if s == 'train' else cfg.eval_episodes
         generate_dataset(p, s, n=n, seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[s] + 10 * cfg.seed, overwrite=True,
-                         world=cfg.world if s != 'unseen_apps' else None)
+                         world=cfg.world if s != 'unseen_apps' else None,
+                         cfg=GenConfig(popup_prob=cfg.data_popup_prob) if s == 'train' else None)
 
 def _make_model(cfg: QuickstartConfig, data: dict, models: dict):
     corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else sim_corpus()

@@ -61,3 +61,17 @@ def test_resumed_stage3_keeps_its_rows_up_to_the_checkpoint(tmp_path, monkeypatc
     Q.run_quickstart(out, 'smoke', progress=lambda m: None)
     assert calls == [0, 2]
     assert [r['step'] for r in read_metrics(out / 'metrics.jsonl', stage=3)] == [1, 2, 3, 4]
+
+
+def test_train_data_is_recorded_at_the_data_popup_rate(tmp_path):
+    "The train split's expert trajectories come from phones at `data_popup_prob` (the evaluation splits keep SimPhone's)."
+    from dataclasses import replace
+    import mobile_r1.quickstart as Q
+    from mobile_r1.data import read_dataset
+    pops = lambda p: sum('pop-up' in s.subtask for e in read_dataset(p) for s in e.steps)
+    counts = {}
+    for rate in (0.0, 1.0):
+        data, _ = Q._paths(tmp_path / str(rate))
+        Q._make_data(replace(Q.PRESETS['smoke'], data_popup_prob=rate), data)
+        counts[rate] = pops(data['train'])
+    assert counts[0.0] == 0 and counts[1.0] >= 8, counts
