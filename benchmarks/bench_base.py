@@ -15,9 +15,9 @@ from pathlib import Path
 from mobile_r1.evaluate import online_eval, table_row, cell_text
 from mobile_r1.metrics import MetricsLog
 from mobile_r1.policy import Policy, tiny_qwen_vl
-from mobile_r1.quickstart import PRESETS, stage_configs
+from mobile_r1.quickstart import PRESETS, make_split, stage_configs
 from mobile_r1.sim import TRAIN_APPS
-from mobile_r1.sim.generate import GenConfig, generate_dataset, sim_corpus
+from mobile_r1.sim.generate import generate_dataset, sim_corpus
 from mobile_r1.stage1 import Stage1Config, train_stage1
 from mobile_r1.stage2 import train_stage2
 
@@ -61,8 +61,7 @@ def main():
         print(f'pretrained on {", ".join(apps)}: {a.pretrain_steps} steps in {time.time() - t0:.0f} s', flush=True)
     world_data = out / 'data' / 'train'
     if not world_data.exists():   # the quickstart's own training data for this preset
-        generate_dataset(world_data, 'train', n=cfg.train_episodes, seed=10 * cfg.seed, world=cfg.world, overwrite=True,
-                         cfg=GenConfig(popup_prob=cfg.data_popup_prob))
+        make_split(cfg, 'train', world_data)
     print(f'\n{a.preset} world {cfg.world}: train-task online success, {n_eval} episodes per figure')
     for steps in a.stage1_steps:
         for start, name in ((init, 'random init'), (base, 'pretrained base')):

@@ -19,7 +19,8 @@ from .stage2 import Stage2Config, train_stage2
 from .stage3 import Stage3Config, train_stage3
 
 # %% auto #0
-__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'evaluate_model', 'stage_configs', 'run_quickstart', 'summary']
+__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'evaluate_model', 'stage_configs', 'make_split',
+           'run_quickstart', 'summary']
 
 # %% ../nbs/13a_quickstart.ipynb #d9f48057
 @dataclass(frozen=True)
@@ -130,12 +131,16 @@ def stage_configs(cfg: QuickstartConfig, out: Path) -> dict:
                             tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
                             checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world, seed=cfg.seed)}
 
+def make_split(cfg: QuickstartConfig, split: str, out: Path) -> Path:
+    "Write the expert trajectories of `split` that a quickstart of `cfg` uses (train: recorded at `data_popup_prob`)."
+    train = split == 'train'
+    return generate_dataset(out, split, n=cfg.train_episodes if train else cfg.eval_episodes, overwrite=True,
+                            seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[split] + 10 * cfg.seed,
+                            world=cfg.world if split != 'unseen_apps' else None,
+                            cfg=GenConfig(popup_prob=cfg.data_popup_prob) if train else None)
+
 def _make_data(cfg: QuickstartConfig, data: dict):
-    for s, p in data.items():
-        n = cfg.train_episodes if s == 'train' else cfg.eval_episodes
-        generate_dataset(p, s, n=n, seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[s] + 10 * cfg.seed, overwrite=True,
-                         world=cfg.world if s != 'unseen_apps' else None,
-                         cfg=GenConfig(popup_prob=cfg.data_popup_prob) if s == 'train' else None)
+    for s, p in data.items(): make_split(cfg, s, p)
 
 def _make_model(cfg: QuickstartConfig, data: dict, models: dict):
     corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else sim_corpus()
