@@ -118,15 +118,18 @@ def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward
     return GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn], args=grpo_args(cfg, out),
                        train_dataset=ds, processing_class=proc, callbacks=[MetricsCallback(log)] if log else None)
 
-def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> Path:
-    "Run stage 2 and save the trained model; returns its folder. `reward_funcs` defaults to action + format."
+def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None, on_round=None) -> Path:
+    """Run stage 2 and save the trained model; returns its folder. `reward_funcs` defaults to action + format;
+    `on_round(r, policy)` is called after each visited round r = 1, 2, ... (e.g. to evaluate; it must not train the policy)."""
     if cfg.states not in ('recorded', 'visited'): raise ValueError(f"states must be 'recorded' or 'visited', got {cfg.states!r}")
+    if on_round is not None and cfg.states != 'visited':
+        raise ValueError("on_round is called after each round of states='visited'; the recorded stage 2 has no rounds: drop on_round")
     vllm_args(cfg)                                           # a missing vLLM fails here, before data and model load
     if cfg.states == 'recorded':
         trainer = make_stage2_trainer(cfg, log, reward_funcs)
         trainer.train()
         model, proc, steps = trainer.model, trainer.processing_class, trainer.state.global_step
-    else: model, proc, steps = _train_visited(cfg, log, reward_funcs)
+    else: model, proc, steps = _train_visited(cfg, log, reward_funcs, on_round)
     model = model.merge_and_unload() if cfg.lora else model
     state = PartialState()                                   # on N processes, process 0 saves (the weights are the same)
     if state.is_main_process: save_policy(model, proc, cfg.out_dir, {'stage': 2, 'base': cfg.base, 'steps': steps, 'config': asdict(cfg)})
@@ -149,7 +152,7 @@ def _restore_ref_adapter(model, ref: dict | None):
     with torch.no_grad():
         for n, w in ref.items(): params[n].copy_(w)
 
-def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:
+def _train_visited(cfg: Stage2Config, log, reward_funcs, on_round=None) -> tuple:
     "`cfg.rounds` rounds of: play SimPhone with the current policy, then GRPO on the states it reached."
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
@@ -166,6 +169,10 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs) -> tuple:
         _restore_ref_adapter(trainer.model, ref)
         trainer.train()
         model, done = trainer.model, done + trainer.state.global_step
+        if on_round is not None:               # e.g. an evaluation: whatever it samples, the next round draws as without it
+            rng = torch.get_rng_state(), random.getstate()
+            on_round(r + 1, Policy(model, proc))
+            torch.set_rng_state(rng[0]); random.setstate(rng[1]); model.train()
     return model, proc, done
 
 # %% ../nbs/09_stage2_grpo.ipynb #s2visit02

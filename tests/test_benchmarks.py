@@ -34,3 +34,21 @@ def test_bench_base_smoke(tmp_path):
                                                         'pretrained base, stage 1 (2) + stage 2 (lr 0.0001)'], r.stdout
     assert 'pretrained on Shop, TravelPig, FoodDash, Maps, Chat, Settings, Music' in r.stdout
     assert (tmp_path / 'base' / 'config.json').exists() and (tmp_path / 'pretrain.jsonl').exists()
+
+
+def test_bench_stage2_rounds_smoke(tmp_path):
+    "Stage 2 again from a smoke run's stage 1, for 2 rounds: one train-task row per round, after the run's stage 1 row."
+    from mobile_r1.quickstart import run_quickstart
+    run_quickstart(tmp_path / 'run', 'smoke', progress=lambda m: None)
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_stage2_rounds.py'), str(tmp_path / 'run'), '--rounds', '2']
+    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'IN_TEST': '1'}, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert 'round 1: ' in r.stdout and 'round 2: ' in r.stdout and r.stdout.count('(n=4)') == 3, r.stdout
+    import json
+    rows = json.loads((tmp_path / 'run' / 'stage2_rounds' / 'rounds.json').read_text())
+    assert [x['round'] for x in rows] == [0, 1, 2] and all(x['online_episodes'] == 4 for x in rows)
+    assert (tmp_path / 'run' / 'stage2_rounds' / 'stage2' / 'config.json').exists()
+
+
+def test_bench_stage2_rounds_refuses_a_folder_without_a_run(tmp_path):
+    with pytest.raises(SystemExit, match='no quickstart run'): load('bench_stage2_rounds').run_config(tmp_path)
