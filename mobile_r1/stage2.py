@@ -219,5 +219,6 @@ def env_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, d
     rng = random.Random(f'stage2-visits/{cfg.seed}/{round_}')     # a seed stream of its own: never the evaluation's
     chosen = [env.tasks[k % len(env.tasks)] for k in range(cfg.visit_episodes)]   # every task about equally often
     rng.shuffle(chosen)
-    return visited_dataset(policy, env, [(t, rng.randrange(2 ** 31)) for t in chosen], cfg.max_turns, cfg.prompt, cfg.screen,
-                           cfg.temperature)
+    jobs = [(t, rng.randrange(2 ** 31)) for t in chosen]
+    torch.manual_seed(rng.randrange(2 ** 31))      # the screen samples on torch's global stream: seeded, a round draws alike in any process
+    return visited_dataset(policy, env, jobs, cfg.max_turns, cfg.prompt, cfg.screen, cfg.temperature)
