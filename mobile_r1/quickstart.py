@@ -88,8 +88,8 @@ def _state(out: Path, preset: str, cfg: QuickstartConfig) -> dict:
 
 def _save_state(out: Path, st: dict): atomic_write(out / 'quickstart.json', json.dumps(st, indent=1))
 
-def _drop_rows(path: Path, stage: int, after: int = 0):
-    "Remove `stage`'s metric rows with step > `after` (a phase about to be rerun must not leave duplicates)."
+def _drop_rows(path: Path, stage: int, after: int = -1):
+    "Remove `stage`'s metric rows with step > `after`, by default all (a phase about to be rerun must not leave duplicates)."
     if not path.exists(): return
     keep = [r for r in read_metrics(path) if not (r.get('stage') == stage and r.get('step', 0) > after)]
     atomic_write(path, ''.join(json.dumps(r) + '\n' for r in keep))
@@ -151,7 +151,7 @@ def _train(k: int, c, metrics: Path):
     if k != 3: _drop_rows(metrics, k)
     else:                                  # stage 3 resumes from its checkpoint: keep its rows up to it
         ck = Path(str(c.out_dir) + '-checkpoint') / 'mobile_r1.json'
-        _drop_rows(metrics, 3, after=json.loads(ck.read_text())['iteration'] if ck.exists() else 0)
+        _drop_rows(metrics, 3, after=json.loads(ck.read_text())['iteration'] if ck.exists() else -1)
     (train_stage1, train_stage2, train_stage3)[k - 1](c, MetricsLog(metrics, stage=k))
 
 # %% ../nbs/13a_quickstart.ipynb #20c8153c
