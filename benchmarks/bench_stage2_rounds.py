@@ -5,10 +5,10 @@ interval) measured after every round.
     python benchmarks/bench_stage2_rounds.py RUN [--rounds 5] [--out RUN/stage2_rounds]
 
 RUN is a folder written by `mobile-r1 quickstart` or `benchmarks/bench_learning.py` (e.g. runs/bench_learning/tiny-seed0).
-Each round is the run's own: its visits, screen and steps per round, its seed. Round r's model is the model a stage 2
-of r rounds would give when started in a fresh process. The quickstart's own stage 2 ran after stage 1's evaluation in
-the same process, so its sampling drew other random numbers and its figure is another draw (09_stage2_grpo).
-About 100 s a round plus 40 s an evaluation for `tiny` on 2 CPU cores."""
+Each round is the run's own: its visits, screen and steps per round (stage2_steps // stage2_rounds), its seed. Stage 2
+draws the same in any process, so round r's model is the one a stage 2 of r rounds gives, and round `stage2_rounds`
+reproduces the run's own stage 2 (09_stage2_grpo, "How steady is the rise?"). About 70 s a round, evaluation
+included, for `tiny` on 2 CPU cores."""
 import argparse, json, time
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +33,10 @@ def main():
     ap.add_argument('--out', type=Path, default=None, help='where the new stage 2 goes (default RUN/stage2_rounds)')
     a = ap.parse_args()
     qc, out = run_config(a.run), a.out or a.run / 'stage2_rounds'
+    if not (a.run / 'models' / 'stage1' / 'config.json').exists():
+        raise SystemExit(f'{a.run} has no stage-1 model yet (models/stage1): finish its quickstart first')
+    if (out / 'metrics.jsonl').exists() or (out / 'rounds.json').exists():
+        raise SystemExit(f'{out} holds an earlier rounds run: pass another --out, or delete it')
     if qc.stage2_states != 'visited': raise SystemExit(f"{a.run}'s stage 2 reads recorded steps and has no rounds: pass a run of a preset with stage2_states='visited'")
     per_round = max(1, qc.stage2_steps // qc.stage2_rounds)
     cfg = replace(stage_configs(qc, a.run)[2], out_dir=str(out / 'stage2'), rounds=a.rounds, max_steps=per_round * a.rounds)

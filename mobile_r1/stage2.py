@@ -169,7 +169,7 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs, on_round=None) -> tuple
         _restore_ref_adapter(trainer.model, ref)
         trainer.train()
         model, done = trainer.model, done + trainer.state.global_step
-        if on_round is not None:               # e.g. an evaluation: whatever it samples, the next round draws as without it
+        if on_round is not None:               # e.g. an evaluation; the next round reseeds (env_visits, the trainer) and the streams are put back
             rng = torch.get_rng_state(), random.getstate()
             on_round(r + 1, Policy(model, proc))
             torch.set_rng_state(rng[0]); random.setstate(rng[1]); model.train()

@@ -52,3 +52,10 @@ def test_bench_stage2_rounds_smoke(tmp_path):
 
 def test_bench_stage2_rounds_refuses_a_folder_without_a_run(tmp_path):
     with pytest.raises(SystemExit, match='no quickstart run'): load('bench_stage2_rounds').run_config(tmp_path)
+
+
+def test_bench_stage2_rounds_refuses_a_run_without_stage1(tmp_path):
+    import json
+    (tmp_path / 'quickstart.json').write_text(json.dumps({'config': {'world': None}}))
+    r = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'bench_stage2_rounds.py'), str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode != 0 and 'no stage-1 model' in r.stderr, r.stderr[-2000:]
