@@ -4,10 +4,15 @@ tasks (fresh seeds, pop-ups on) with its 95% Wilson interval, then mean ± sd ov
 One control row answers "is it RL, or just more training?": stage 1 continued (same data, same learning rate, a
 fresh cosine schedule) for as many steps as fit in the wall time stage 2 took, evaluated the same way.
 
+With `--step-aware λ`, stage 3 runs a second time from the same stage 1+2 model with the step-aware departure
+(`Stage3Config.step_aware`), beside the preset's own stage 3, and is evaluated the same way.
+
     python benchmarks/bench_learning.py --seeds 3 [--preset tiny] [--out runs/bench_learning]
+    python benchmarks/bench_learning.py --preset busy --seeds 2 --step-aware 1     # where stage 3 matters
 
 Targets (issue 12): the stage 1 → 1+2 rise is at least 10 points on every seed; stage 3 is reported as measured.
-Takes about one quickstart per seed plus the control (about 16 minutes a seed for `tiny` on 2 CPU cores)."""
+Takes about one quickstart per seed plus the control (about 16 minutes a seed for `tiny` on 2 CPU cores, about 27
+for `busy` with `--step-aware`)."""
 import argparse, json, statistics, time
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +21,7 @@ from mobile_r1.metrics import MetricsLog
 from mobile_r1.policy import Policy
 from mobile_r1.quickstart import PRESETS, run_quickstart, stage_configs
 from mobile_r1.stage1 import train_stage1
+from mobile_r1.stage3 import train_stage3
 
 NAMES = {'1': 'Stage 1', '2': 'Stage 1+2', '3': 'Stage 1+2+3'}
 
@@ -34,11 +40,24 @@ def control(run: Path, cfg, st: dict) -> dict:
     return {**table_row(f'Stage 1 continued ({steps} steps = stage 2 wall time)', 'train_tasks', None, online), 'steps': steps}
 
 
+def step_aware(run: Path, cfg, lam: float) -> dict:
+    "Stage 3 again from the run's stage 1+2 model with the step-aware switch at `lam`; its train-task row."
+    c = stage_configs(cfg, run)[3]
+    out = run / 'models' / f'stage3_step_aware{lam:g}'
+    if not out.exists():
+        train_stage3(replace(c, out_dir=str(out), step_aware=lam), MetricsLog(run / f'metrics_step_aware{lam:g}.jsonl', stage=3))
+    online, _ = online_eval(Policy.load(str(out)), 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
+                            world=cfg.world, n_episodes=cfg.train_online_episodes, seed=7)
+    return table_row(f'Stage 1+2+3, step-aware λ = {lam:g}', 'train_tasks', None, online)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seeds', type=int, default=3, help='pipelines to run, seeds 0..N-1')
     ap.add_argument('--preset', default='tiny', choices=sorted(PRESETS))
     ap.add_argument('--out', default='runs/bench_learning')
+    ap.add_argument('--step-aware', type=float, default=None, metavar='λ',
+                    help="also run stage 3 with the step-aware departure at this λ, from the same stage 1+2 model")
     a = ap.parse_args()
     per_seed = {}
     for seed in range(a.seeds):
@@ -46,8 +65,10 @@ def main():
         t0 = time.time()
         st = run_quickstart(run, a.preset, progress=lambda m: print(f'  seed {seed} {m}', flush=True), cfg=cfg)
         rows = [r for k in sorted(st['rows']) for r in st['rows'][k] if r['split'] == 'train_tasks']
+        if a.step_aware: rows.append(step_aware(run, cfg, a.step_aware))
         rows.append(control(run, cfg, st))
         per_seed[seed] = rows
+        (run / 'bench_rows.json').write_text(json.dumps({'rows': rows}, indent=1))   # tools/real_run_assets.py copies it
         print(f'\nseed {seed} ({time.time() - t0:.0f} s): train-task online success, {rows[0]["online_episodes"]} episodes per figure')
         for r in rows: print(f'  {r["model"]:<50} {cell_text(r, "online_success")}   online format errors {r["online_format_errors"]}')
     print(f'\n{a.preset}, {a.seeds} seed(s): mean ± sd of train-task online success over seeds')
@@ -58,6 +79,9 @@ def main():
         print(f'  {name:<50} {statistics.mean(xs):6.2f} ± {sd:.2f}   per seed {xs}')
     rises = [round(per_seed[s][1]['online_success'] - per_seed[s][0]['online_success'], 2) for s in per_seed]
     print(f'\nstage 1 → 1+2 rise per seed: {rises}; target ≥ 10 on every seed: {"met" if min(rises) >= 10 else "missed"}')
+    for i in range(2, len(per_seed[0]) - 1):                     # the stage-3 rows (the control is last)
+        gains = [round(per_seed[s][i]['online_success'] - per_seed[s][1]['online_success'], 2) for s in per_seed]
+        print(f'{per_seed[0][i]["model"]} minus Stage 1+2, per seed: {gains}')
     (Path(a.out) / f'{a.preset}-summary.json').write_text(json.dumps({str(s): r for s, r in per_seed.items()}, indent=1))
 
 

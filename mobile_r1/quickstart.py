@@ -38,6 +38,7 @@ class QuickstartConfig:
     stage3_iterations: int = 12
     stage3_tasks: int = 2
     stage3_G: int = 8
+    stage3_step_aware: float = 0.0   # λ of stage 3's step-aware departure (0: the paper's rule; see 10_stage3_grpo)
     max_turns: int = 10              # step limit of online episodes (stage 3 and online evaluation)
     online_tasks: int | None = None  # tasks per split in online evaluation (None: all)
     popup_prob: float = 0.1
@@ -56,6 +57,9 @@ PRESETS = {
     'tiny': QuickstartConfig(world=('Video/like_video',), train_episodes=240, data_popup_prob=0.03, corpus='data', stage1_steps=600,
                              stage1_lr=4e-3, stage2_states='visited', stage2_rounds=2, stage2_steps=16, stage2_prompts=8,
                              stage2_lr=1e-4, stage2_visits=48, stage2_screen=8, stage2_popup_prob=0.5, stage3_iterations=8,
+                             held_out_online_episodes=64),
+    'busy': QuickstartConfig(world=('Video/like_video',), train_episodes=240, corpus='data', stage1_steps=600, stage1_lr=4e-3,
+                             stage2_steps=16, stage2_prompts=8, stage2_lr=1e-4, popup_prob=0.5, stage3_iterations=40,
                              held_out_online_episodes=64),
     'full': QuickstartConfig(train_episodes=400, stage1_steps=1600, stage2_steps=100, stage3_iterations=30),
     'course': QuickstartConfig(world=('Video/like_video',), train_episodes=120, eval_episodes=8, corpus='data', stage1_steps=300,
@@ -128,7 +132,8 @@ def stage_configs(cfg: QuickstartConfig, out: Path) -> dict:
                             popup_prob=cfg.popup_prob if cfg.stage2_popup_prob is None else cfg.stage2_popup_prob,
                             max_turns=cfg.max_turns, seed=cfg.seed),
             3: Stage3Config(base=str(models[2]), out_dir=str(models[3]), iterations=cfg.stage3_iterations,
-                            tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
+                            tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, step_aware=cfg.stage3_step_aware,
+                            max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
                             checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world, seed=cfg.seed)}
 
 def make_split(cfg: QuickstartConfig, split: str, out: Path) -> Path:

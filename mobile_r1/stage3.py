@@ -248,6 +248,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, e
             rng = random.Random(cfg.seed * 1_000_003 + it)
             groups = rng.sample(env.tasks, min(cfg.tasks_per_iter, len(env.tasks)))        # the same draw on every process
             seeds = [rng.randrange(2 ** 31) for _ in range(len(groups) * cfg.G)]
+            torch.manual_seed(rng.randrange(2 ** 31) + rank)                                # the rollouts sample on torch's stream: seeded per iteration
             mine = split_groups(len(groups), world, rank)
             chosen = [groups[g] for g in mine for _ in range(cfg.G)]
             trajs = play(gen, env, list(zip(chosen, [seeds[g * cfg.G + j] for g in mine for j in range(cfg.G)])), cfg.max_turns,

@@ -1,5 +1,6 @@
 """The benchmarks are run by hand, for minutes; here each runs at toy sizes, so that they cannot rot unnoticed."""
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -59,3 +60,48 @@ def test_bench_stage2_rounds_refuses_a_run_without_stage1(tmp_path):
     (tmp_path / 'quickstart.json').write_text(json.dumps({'config': {'world': None}}))
     r = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'bench_stage2_rounds.py'), str(tmp_path)], capture_output=True, text=True)
     assert r.returncode != 0 and 'no stage-1 model' in r.stderr, r.stderr[-2000:]
+
+
+def test_bench_learning_step_aware_and_its_assets(tmp_path):
+    """The learning benchmark with the step-aware row, at the smoke preset; then the notebooks' asset tool on that run:
+    the rows of every stage, the control last, an episode per model and the pop-up counts, replayed on SimPhone."""
+    env = {**os.environ, 'IN_TEST': '1'}
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_learning.py'), '--preset', 'smoke', '--seeds', '1',
+           '--step-aware', '1', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    run = tmp_path / 'smoke-seed0'
+    rows = json.loads((run / 'bench_rows.json').read_text())['rows']
+    assert [x['model'] for x in rows][:4] == ['Stage 1', 'Stage 1+2', 'Stage 1+2+3', 'Stage 1+2+3, step-aware λ = 1']
+    assert rows[-1]['model'].startswith('Stage 1 continued') and all(x['online_episodes'] == 4 for x in rows)
+    assert (run / 'metrics_step_aware1.jsonl').exists() and 'step-aware λ = 1 minus Stage 1+2' in r.stdout
+    out = tmp_path / 'assets'
+    cmd = [sys.executable, str(ROOT / 'tools' / 'real_run_assets.py'), str(run), '--out', str(out),
+           '--models', 'stage2', 'stage3', 'stage3_step_aware1']
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    info = json.loads((out / 'run.json').read_text())
+    assert info['models'] == ['stage2', 'stage3', 'stage3_step_aware1'] and set(info['popups']) == {'stage2', 'stage3_step_aware1'}
+    assert all(0 <= c['closed'] <= c['popup_states'] for c in info['popups'].values())
+    for f in ('metrics.jsonl', 'metrics_step_aware1.jsonl', 'table.json', 'bench_rows.json', 'stage2', 'stage3_step_aware1'):
+        assert (out / f).exists(), f
+
+
+def test_popup_counts_replays_the_episode():
+    "On phones where every screen opens a pop-up: a tap on its × counts as closed, a tap beside it does not."
+    spec = importlib.util.spec_from_file_location('real_run_assets', ROOT / 'tools' / 'real_run_assets.py')
+    tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
+    from mobile_r1.actions import Click, Open, Parsed
+    from mobile_r1.rollout import Trajectory, Turn
+    from mobile_r1.sim import SimConfig, SimPhone, task_list
+    task, cfg = task_list('train', world=('Video/like_video',))[0], {'popup_prob': 1.0, 'max_turns': 5}
+    ph = SimPhone(SimConfig(popup_prob=1.0)); ph.reset(task, seed=3); ph.step(Open('Video'))
+    x1, y1, x2, y2 = next(b for i, _, b in ph.state.popup.buttons if i == ph.state.popup.close_id)
+    turn = lambda a: Turn(None, [], '', Parsed(action=a))
+    close, miss = Click(((x1 + x2) // 2, (y1 + y2) // 2)), Click((5, 600))
+    trajs = [Trajectory(task.instruction, task.id, [turn(Open('Video')), turn(close)], success=False),
+             Trajectory(task.instruction, task.id, [turn(Open('Video')), turn(miss), turn(miss)], success=False)]
+    assert tool.popup_counts(trajs[:1], [(task, 3)], cfg) == {'popup_states': 1, 'closed': 1}
+    assert tool.popup_counts(trajs[1:], [(task, 3)], cfg) == {'popup_states': 2, 'closed': 0}
+    with pytest.raises(AssertionError, match='replay'):
+        tool.popup_counts([Trajectory(task.instruction, task.id, [turn(Open('Video'))], success=True)], [(task, 3)], cfg)
