@@ -16,10 +16,10 @@ for `busy` with `--step-aware`)."""
 import argparse, json, statistics, time
 from dataclasses import replace
 from pathlib import Path
-from mobile_r1.evaluate import online_eval, table_row, cell_text
+from mobile_r1.evaluate import cell_text
 from mobile_r1.metrics import MetricsLog
 from mobile_r1.policy import Policy
-from mobile_r1.quickstart import PRESETS, run_quickstart, stage_configs
+from mobile_r1.quickstart import PRESETS, run_quickstart, stage_configs, train_tasks_row
 from mobile_r1.stage1 import train_stage1
 from mobile_r1.stage3 import train_stage3
 
@@ -35,9 +35,7 @@ def control(run: Path, cfg, st: dict) -> dict:
         s1 = stage_configs(cfg, run)[1]                                        # the run's own stage 1, continued
         train_stage1(replace(s1, base=s1.out_dir, out_dir=str(out), max_steps=steps, logging_steps=max(1, steps // 10)),
                      MetricsLog(run / 'metrics_control.jsonl', stage=1))
-    online, _ = online_eval(Policy.load(str(out)), 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
-                            world=cfg.world, n_episodes=cfg.train_online_episodes, seed=7)
-    return {**table_row(f'Stage 1 continued ({steps} steps = stage 2 wall time)', 'train_tasks', None, online), 'steps': steps}
+    return {**train_tasks_row(Policy.load(str(out)), f'Stage 1 continued ({steps} steps = stage 2 wall time)', cfg), 'steps': steps}
 
 
 def step_aware(run: Path, cfg, lam: float) -> dict:
@@ -46,9 +44,7 @@ def step_aware(run: Path, cfg, lam: float) -> dict:
     out = run / 'models' / f'stage3_step_aware{lam:g}'
     if not out.exists():
         train_stage3(replace(c, out_dir=str(out), step_aware=lam), MetricsLog(run / f'metrics_step_aware{lam:g}.jsonl', stage=3))
-    online, _ = online_eval(Policy.load(str(out)), 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
-                            world=cfg.world, n_episodes=cfg.train_online_episodes, seed=7)
-    return table_row(f'Stage 1+2+3, step-aware λ = {lam:g}', 'train_tasks', None, online)
+    return train_tasks_row(Policy.load(str(out)), f'Stage 1+2+3, step-aware λ = {lam:g}', cfg)
 
 
 def main():

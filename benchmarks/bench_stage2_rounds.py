@@ -12,9 +12,9 @@ included, for `tiny` on 2 CPU cores."""
 import argparse, json, time
 from dataclasses import replace
 from pathlib import Path
-from mobile_r1.evaluate import cell_text, online_eval, table_row
+from mobile_r1.evaluate import cell_text
 from mobile_r1.metrics import MetricsLog
-from mobile_r1.quickstart import QuickstartConfig, stage_configs
+from mobile_r1.quickstart import QuickstartConfig, stage_configs, train_tasks_row
 from mobile_r1.stage2 import train_stage2
 
 
@@ -45,10 +45,8 @@ def main():
     t0 = time.time()
 
     def on_round(r, policy):
-        online, _ = online_eval(policy, 'train', max_turns=qc.max_turns, popup_prob=qc.popup_prob, world=qc.world,
-                                n_episodes=qc.train_online_episodes, seed=7)
-        rows.append({**table_row(f'Stage 1+2, {r} round(s) ({r * per_round} steps)', 'train_tasks', None, online), 'round': r})
-        print(f'  round {r}: {cell_text(rows[-1], "online_success")}   online format errors {online["format_errors"]}'
+        rows.append({**train_tasks_row(policy, f'Stage 1+2, {r} round(s) ({r * per_round} steps)', qc), 'round': r})
+        print(f'  round {r}: {cell_text(rows[-1], "online_success")}   online format errors {rows[-1]["online_format_errors"]}'
               f'   ({time.time() - t0:.0f} s)', flush=True)
 
     print(f'{a.run}: stage 2 for {a.rounds} rounds of {per_round} steps; train-task online success after each round')

@@ -19,8 +19,8 @@ from .stage2 import Stage2Config, train_stage2
 from .stage3 import Stage3Config, train_stage3
 
 # %% auto #0
-__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'evaluate_model', 'stage_configs', 'make_split',
-           'run_quickstart', 'summary']
+__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'train_tasks_row', 'evaluate_model', 'stage_configs',
+           'make_split', 'run_quickstart', 'summary']
 
 # %% ../nbs/13a_quickstart.ipynb #d9f48057
 @dataclass(frozen=True)
@@ -99,12 +99,16 @@ def _drop_rows(path: Path, stage: int, after: int = -1):
     atomic_write(path, ''.join(json.dumps(r) + '\n' for r in keep))
 
 # %% ../nbs/13a_quickstart.ipynb #01a7aa54
+def train_tasks_row(policy, name: str, cfg: QuickstartConfig) -> dict:
+    "The learning figure: online success of `policy` on the training tasks, greedy, on the evaluation's own seeds (never a training seed)."
+    online, _ = online_eval(policy, 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, world=cfg.world,
+                            n_episodes=cfg.train_online_episodes, seed=7)
+    return table_row(name, 'train_tasks', None, online)
+
 def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, traj_dir: Path | None = None) -> list[dict]:
     "Static and online rows of the model at `path`, one per split, plus online success on training tasks with fresh seeds."
     pol = Policy.load(str(path))
-    online, _ = online_eval(pol, 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, world=cfg.world,
-                            n_episodes=cfg.train_online_episodes, seed=7)
-    rows = [table_row(name, 'train_tasks', None, online)]
+    rows = [train_tasks_row(pol, name, cfg)]
     for split in SPLITS:
         static, _ = static_eval(pol, read_dataset(data[split]))
         held = split == 'held_out'

@@ -2,7 +2,7 @@
 results table, and one episode (the same task and seed) played by each of the run's models in `--models`.
 
     python tools/real_run_assets.py runs/bench_learning/tiny-seed0      # a finished quickstart (or bench_learning) run
-    python tools/real_run_assets.py runs/bench_learning/busy-seed0 --out busy_run --models stage2 stage3 stage3_step_aware1
+    python tools/real_run_assets.py runs/bench_learning/busy-seed0 --out busy_run --models stage2 stage3_step_aware1
 
 The episode is taken from the evaluation's own seed stream (`online_eval(..., seed=7)`, as the train-task row), never
 from a seed stages 2 or 3 trained on. Rule: the first episode whose outcome differs between the first and the last of
