@@ -30,7 +30,11 @@ Modules:
 - `mobile_r1.stage1`: Supervised finetuning on golden trajectories with TRL's SFTTrainer, so the model answers in the `<think>…<action>…<tool_call>…` format; ends with a format-compliance report.
 - `mobile_r1.stage2`: Single-step online RL on TRL's GRPOTrainer: sample G answers per recorded step, reward each with the action-level reward plus the format reward, and push the better ones up.
 - `mobile_r1.stage3`: The paper's contribution, as our own loop: play G whole episodes per instruction on a phone, score each trajectory with a judge, and push every turn of the better trajectories up.
+- `mobile_r1.threads`: How many threads a run uses, and why two runs on one machine no longer slow each other down fivefold: idle OpenMP workers sleep instead of spinning, and each run takes its share of the cores that are free.
 - `mobile_r1.vllm_standin`: A loopback HTTP server that answers the endpoints TRL's vLLM client calls, with the project's decode loop on its own copy of a model, so the vLLM path of stage 3 runs, and is tested, on a CPU without vLLM.
 - `mobile_r1.widgets`: Watch reward curves live while a stage trains, replay a finished run's metrics, and step through trajectories turn by turn."""
+
+# first: OMP_WAIT_POLICY=PASSIVE before anything loads torch (nbs/15a_threads.ipynb)
+from .threads import WAIT_POLICY
 
 __version__ = "0.0.1"

@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse, importlib, json, sys
 from pathlib import Path
 from . import __version__
+from fastcore.imports import IN_NOTEBOOK
 
 # %% auto #0
-__all__ = ['cmd_quickstart', 'cmd_train', 'cmd_eval', 'cmd_view', 'cmd_data_stats', 'cmd_fake_adb', 'cmd_course', 'build_parser',
-           'main']
+__all__ = ['cmd_quickstart', 'config_overrides', 'cmd_train', 'cmd_eval', 'cmd_view', 'cmd_data_stats', 'cmd_fake_adb',
+           'cmd_course', 'build_parser', 'main']
 
 # %% ../nbs/13_cli.ipynb #2cf32ff4
 def cmd_quickstart(args) -> int:
@@ -21,25 +22,46 @@ def cmd_quickstart(args) -> int:
     print(summary(st, args.out))
     return 0
 
+def config_overrides(cls, pairs) -> dict:
+    "`KEY=VALUE` strings (`--set`) as keyword arguments of the dataclass `cls`, each value read as its field's type."
+    import dataclasses
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    out = {}
+    for pair in pairs or ():
+        k, sep, v = pair.partition('=')
+        k = k.strip().replace('-', '_')
+        if not sep or k not in fields: raise ValueError(f'--set {pair!r}: write KEY=VALUE, KEY one of {", ".join(fields)}')
+        kind = str(fields[k].type)
+        try:
+            if v.lower() in ('none', 'null') and 'None' in kind: out[k] = None
+            elif kind.startswith('bool'):
+                if v.lower() not in ('true', 'false', '1', '0'): raise ValueError
+                out[k] = v.lower() in ('true', '1')
+            elif kind.startswith('int'): out[k] = int(v)
+            elif kind.startswith('float'): out[k] = float(v)
+            elif kind.startswith('tuple'): out[k] = tuple(x.strip() for x in v.split(',') if x.strip())
+            elif kind.startswith('str'): out[k] = v
+            else: raise TypeError
+        except ValueError: raise ValueError(f'--set {pair!r}: {k} is {kind}, got {v!r}') from None
+        except TypeError: raise ValueError(f'--set {pair!r}: {k} ({kind}) cannot be set from the command line; use the Python API') from None
+    return out
+
 def cmd_train(args) -> int:
-    "Train one stage."
+    "Train one stage; `--set KEY=VALUE` sets any other field of the stage's config."
     from mobile_r1.metrics import MetricsLog
     log = MetricsLog(Path(args.out).with_name(Path(args.out).name + '-metrics.jsonl'), stage=args.stage)
     if args.stage == 1:
-        from mobile_r1.stage1 import Stage1Config, train_stage1
-        cfg = Stage1Config(base=args.base, data=args.data, out_dir=args.out, first_tap=args.first_tap, **({'max_steps': args.steps} if args.steps else {}))
-        path = train_stage1(cfg, log)
+        from mobile_r1.stage1 import Stage1Config as C, train_stage1 as train
+        kw = dict(base=args.base, data=args.data, out_dir=args.out, first_tap=args.first_tap, **({'max_steps': args.steps} if args.steps else {}))
     elif args.stage == 2:
-        from mobile_r1.stage2 import Stage2Config, train_stage2
-        cfg = Stage2Config(base=args.base, data=args.data, out_dir=args.out, first_tap=args.first_tap, vllm=args.vllm,
-                           vllm_server=args.vllm_server, **({'max_steps': args.steps} if args.steps else {}))
-        path = train_stage2(cfg, log)
+        from mobile_r1.stage2 import Stage2Config as C, train_stage2 as train
+        kw = dict(base=args.base, data=args.data, out_dir=args.out, first_tap=args.first_tap, vllm=args.vllm,
+                  vllm_server=args.vllm_server, **({'max_steps': args.steps} if args.steps else {}))
     else:
-        from mobile_r1.stage3 import Stage3Config, train_stage3
-        cfg = Stage3Config(base=args.base, out_dir=args.out, judge=args.judge, phones=args.phones, tasks=args.tasks,
-                           vllm=args.vllm, vllm_server=args.vllm_server,
-                           **({'iterations': args.steps} if args.steps else {}))
-        path = train_stage3(cfg, log)
+        from mobile_r1.stage3 import Stage3Config as C, train_stage3 as train
+        kw = dict(base=args.base, out_dir=args.out, judge=args.judge, phones=args.phones, tasks=args.tasks,
+                  vllm=args.vllm, vllm_server=args.vllm_server, **({'iterations': args.steps} if args.steps else {}))
+    path = train(C(**{**kw, **config_overrides(C, args.set)}), log)
     print(f'stage {args.stage} model saved to {path}; metrics in {log.path}')
     return 0
 
@@ -50,6 +72,8 @@ def cmd_eval(args) -> int:
     from mobile_r1.evaluate import online_eval, static_eval, table_markdown, table_row, write_table
     from mobile_r1.policy import Policy
     from mobile_r1.judge import make_judge
+    from mobile_r1.threads import use_threads
+    use_threads()
     out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
     pol, prompt = Policy.load(args.model), PromptConfig(style=args.prompt_style)
     judge = None if args.judge == 'none' else make_judge(args.judge)
@@ -95,6 +119,11 @@ def cmd_fake_adb(args) -> int:
     return importlib.import_module('mobile_r1.fake_adb').fake_adb_main(args)
 
 # %% ../nbs/13_cli.ipynb #043b461b
+def _add_threads(p):
+    "`--threads N`: torch threads per process (else mobile_r1.threads chooses, and says what it chose)."
+    p.add_argument('--threads', default=None, help="torch threads per process: a count, or 'torch' for torch's own choice (default: "
+                   "the cores free ÷ processes on this machine; also MOBILE_R1_THREADS)")
+
 def _add_quickstart(sub):
     "The `quickstart` command."
     q = sub.add_parser('quickstart', help='run stages 1-3 end to end on CPU with a tiny model and SimPhone',
@@ -106,6 +135,7 @@ def _add_quickstart(sub):
                    help="'tiny': the CPU quickstart, about twelve minutes; 'busy': where stage 3 matters (phones that interrupt "
                         "often, pop-ups at 0.5; stage 2 on recorded steps as in the paper; 40 stage-3 iterations), about eighteen "
                         "minutes; 'full': stage 1 about 3x longer, about half an hour; 'course': the small run the tutorials share, about four minutes; 'smoke': seconds, checks the plumbing only")
+    _add_threads(q)
     q.set_defaults(func=cmd_quickstart)
 
 def _add_train(sub):
@@ -125,6 +155,9 @@ def _add_train(sub):
     t.add_argument('--tasks', default='train', help='stage 3: a SimPhone split (default train) or a JSONL file of instructions')
     t.add_argument('--vllm', default=None, choices=['server', 'colocate'], help="stages 2 and 3: generate on vLLM (needs pip install vllm and a GPU): 'server' (a running vllm serve) or 'colocate' (in-process)")
     t.add_argument('--vllm-server', default=None, help='stages 2 and 3 with --vllm server: the vllm serve base URL (default: http://127.0.0.1:8000)')
+    t.add_argument('--set', action='append', default=[], metavar='KEY=VALUE',
+                   help='set any other field of the stage config, e.g. --set G=4 --set lr=1e-5 (repeatable; see Stage1Config, Stage2Config, Stage3Config)')
+    _add_threads(t)
     t.set_defaults(func=cmd_train)
 
 # %% ../nbs/13_cli.ipynb #c6f49505
@@ -149,6 +182,7 @@ def _add_eval(sub):
                         'a judge is compared with it (judge_agreement)')
     e.add_argument('--first-tap', default='open', choices=['open', 'skip', 'error'], help='--data: a coordinate-less first tap (see `data stats`)')
     e.add_argument('--out', default='runs/eval', help='folder for table.md / table.json (rows are appended)')
+    _add_threads(e)
     e.set_defaults(func=cmd_eval)
 
 def _add_view(sub):
@@ -206,6 +240,7 @@ def _add_course(sub):
     c.add_argument('version', choices=['student', 'teacher', 'run'], help="'student' or 'teacher': write that version; 'run': build the shared run")
     c.add_argument('out', nargs='?', help='folder to write the tutorials to (run: where to build it; default ~/.cache/mobile_r1/course_run)')
     c.add_argument('--src', default='tutorials', help='the tutorials folder (default: tutorials)')
+    _add_threads(c)
     c.set_defaults(func=cmd_course)
 
 # %% ../nbs/13_cli.ipynb #e3c5db32
@@ -223,8 +258,15 @@ def main(argv=None) -> int:
     import os
     from mobile_r1.judge import JudgeError
     args = build_parser().parse_args(argv)
+    if getattr(args, 'threads', None) is not None:            # read by mobile_r1.threads.use_threads, here and in child processes
+        from mobile_r1.threads import ENV, choose_threads
+        try: choose_threads(args.threads, 1)
+        except ValueError as e: print(f'mobile-r1 {args.command}: {e}', file=sys.stderr); return 2
+        os.environ[ENV] = str(args.threads)
     try: return args.func(args)
     except (ValueError, FileNotFoundError, JudgeError) as e:       # our messages name the fix (MOBILE_R1_DEBUG=1: traceback)
         if os.environ.get('MOBILE_R1_DEBUG'): raise
         print(f'mobile-r1 {args.command}: {e}', file=sys.stderr)
         return 2
+
+if __name__ == '__main__' and not IN_NOTEBOOK: sys.exit(main())   # python -m mobile_r1.cli (how torchrun and accelerate launch start it)

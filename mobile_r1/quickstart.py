@@ -17,6 +17,7 @@ from .sim.generate import GenConfig, generate_dataset, sim_corpus
 from .stage1 import Stage1Config, format_compliance, train_stage1
 from .stage2 import Stage2Config, train_stage2
 from .stage3 import Stage3Config, train_stage3
+from .threads import use_threads
 
 # %% auto #0
 __all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'train_tasks_row', 'evaluate_model', 'stage_configs',
@@ -170,6 +171,7 @@ def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny'
     if preset not in PRESETS: raise ValueError(f'preset must be one of {", ".join(PRESETS)}, got {preset!r}')
     cfg, out = cfg or PRESETS[preset], Path(out_dir)
     st = _state(out, preset, cfg)
+    use_threads()                          # its share of the free cores, one line on stderr (15a_threads)
     out.mkdir(parents=True, exist_ok=True)
     metrics, (data, models), configs = out / 'metrics.jsonl', _paths(out), stage_configs(cfg, out)
     names = {1: 'Stage 1', 2: 'Stage 1+2', 3: 'Stage 1+2+3'}

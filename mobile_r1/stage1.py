@@ -25,6 +25,7 @@ from .metrics import MetricsCallback, MetricsLog
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .actions import parse_response
 from .evaluate import answer_steps
+from .threads import use_threads
 
 # %% auto #0
 __all__ = ['Stage1Config', 'sft_dataset', 'sft_args', 'train_stage1', 'format_compliance']
@@ -78,6 +79,7 @@ def sft_args(cfg: Stage1Config, out: Path) -> SFTConfig:
 def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
     "Finetune `cfg.base` on the golden steps in `cfg.data`; returns the saved model folder."
     out = Path(cfg.out_dir)
+    use_threads()                                           # its share of the free cores (15a_threads)
     episodes = read_dataset(cfg.data, cfg.first_tap)
     ds = sft_dataset(episodes, cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,

@@ -30,6 +30,7 @@ from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .rewards import action_reward, action_reward_fn, format_reward_fn, group_advantages, step_reward
 from .env import Env, make_env, play
 from .generation import need_vllm
+from .threads import use_threads
 
 # %% auto #0
 __all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'sampled_correct',
@@ -125,6 +126,7 @@ def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=
     if on_round is not None and cfg.states != 'visited':
         raise ValueError("on_round is called after each round of states='visited'; the recorded stage 2 has no rounds: drop on_round")
     vllm_args(cfg)                                           # a missing vLLM fails here, before data and model load
+    use_threads()                                            # its share of the free cores (15a_threads)
     if cfg.states == 'recorded':
         trainer = make_stage2_trainer(cfg, log, reward_funcs)
         trainer.train()
