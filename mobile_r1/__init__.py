@@ -3,6 +3,7 @@
 Modules:
 
 - `mobile_r1.actions`: The `mobile_use` action language: validated action dataclasses, a lenient parser for the model's answer, the canonical writer, and the coordinate frames a point travels through.
+- `mobile_r1.cli`: One entry point for the main job and the tools: `quickstart`, `train`, `eval`, `view`, `data`, `fake-adb` and `course`.
 - `mobile_r1.course`: How the tutorials are built: exercises with a blank and a check that talks, solutions in one place, and one command that writes the student and the teacher version.
 - `mobile_r1.data`: Read and write trajectories laid out like the Hugging Face `PG23/Mobile-R1` release (`data.jsonl` + `images/`), tolerate its quirks, and build the chat samples each training stage needs (system prompt, text history, resized screenshot, golden answer in the model's frame).
 - `mobile_r1.decode`: Batched sampling written out: identical screenshots encoded once, one prefill, a KV cache, per-row positions, and finished rows leaving the batch.

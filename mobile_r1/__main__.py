@@ -7,6 +7,6 @@ __all__ = []
 
 # %% ../nbs/13b_main.ipynb #main0003
 from .cli import main
-from fastcore.imports import IN_NOTEBOOK
+from fastcore.imports import in_ipython
 
-if __name__ == '__main__' and not IN_NOTEBOOK: raise SystemExit(main())   # python -m mobile_r1 ARGS
+if __name__ == '__main__' and not in_ipython(): raise SystemExit(main())   # python -m mobile_r1 ARGS

@@ -199,7 +199,7 @@ def _jsonl(path: Path) -> tuple[Path, Path]:
 def iter_episodes(path, first_tap: str = 'open') -> Iterator[Episode]:
     "Episodes of a dataset folder (or a .jsonl file), one per non-blank line; `DataFormatError` names file and line."
     f, root = _jsonl(path)
-    with open(f, encoding='utf-8') as fh:
+    with open(f, encoding='utf-8-sig') as fh:             # -sig: a byte-order mark, as some editors and spreadsheets save
         for n, line in enumerate(fh, 1):
             if not line.strip(): continue
             try: rec = json.loads(line)
@@ -215,7 +215,7 @@ def load_hf_dataset(path, first_tap: str = 'open') -> list:
     "The same episodes read through Hugging Face `datasets` (its json loader) from a local dataset folder."
     import datasets
     f, root = _jsonl(path)
-    try: ds = datasets.load_dataset('json', data_files=str(f), split='train')
+    try: ds = datasets.load_dataset('json', data_files=str(f), split='train', encoding='utf-8-sig')
     except Exception as e:                 # the library's error names neither file nor line: find them
         read_dataset(path, first_tap)      # raises DataFormatError at the first malformed record, if that is the cause
         raise DataFormatError(f'{f}: the datasets library could not read it: {e}') from None

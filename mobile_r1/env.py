@@ -19,7 +19,7 @@ wave one batched `run_episodes` call. An adb spec may name the server: `adb:SERI
 
 # %% ../nbs/06a_env.ipynb #env00004
 from __future__ import annotations
-import json
+import difflib, json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -37,12 +37,19 @@ class InstructionTask:
     max_turns: int | None = None     # this task's step limit (None: the run's)
     id: str | None = None            # a name; on the fake adb server, a SimPhone task id to reset to
 
+SIM_SPLITS = ('train', 'held_out', 'unseen_apps')   # SimPhone's split names (mobile_r1.sim.tasks.SPLITS; checked below)
+
+def _split_hint(spec: str) -> str:
+    "For a task spec that is no file: the SimPhone splits, and the closest one."
+    close = difflib.get_close_matches(spec.strip().lower().replace('-', '_').replace(' ', '_'), SIM_SPLITS, n=1, cutoff=0.6)
+    return (f"; or a SimPhone split: {', '.join(SIM_SPLITS)}" + (f" (did you mean {close[0]!r}?)" if close else ''))
+
 def read_tasks(path) -> list[InstructionTask]:
     "Tasks from a JSONL file: `instruction` (required), `app`, `max_turns`, `id`; errors name the file and line."
     f = Path(path)
-    if not f.is_file(): raise FileNotFoundError(f'{f} not found: give a JSONL file with one {{"instruction": ...}} per line')
+    if not f.is_file(): raise FileNotFoundError(f'{f} not found: give a JSONL file with one {{"instruction": ...}} per line' + _split_hint(str(path)))
     out = []
-    for n, line in enumerate(f.read_text(encoding='utf-8').splitlines(), 1):
+    for n, line in enumerate(f.read_text(encoding='utf-8-sig').splitlines(), 1):   # -sig: a byte-order mark, as spreadsheets save it
         if not line.strip(): continue
         try: rec = json.loads(line)
         except ValueError as e: raise ValueError(f'{f}:{n}: not valid JSON ({e})') from None
@@ -77,8 +84,6 @@ def _adb_spec(spec: str) -> tuple[list[str], str, int]:
     host, _, port = addr.rpartition(':') if addr else ('127.0.0.1', '', '5037')
     if not port.isdigit(): raise ValueError(f'{spec!r}: the adb server must be HOST:PORT, e.g. @127.0.0.1:5037')
     return serials, host or '127.0.0.1', int(port)
-
-SIM_SPLITS = ('train', 'held_out', 'unseen_apps')   # SimPhone's split names (mobile_r1.sim.tasks.SPLITS; checked below)
 
 # %% ../nbs/06a_env.ipynb #8c36c674
 def make_env(phones: str = 'sim', tasks: str = 'train', world: Sequence[str] | None = None, level: int = 0,

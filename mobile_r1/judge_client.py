@@ -122,10 +122,12 @@ def __enter__(self: ReplayServer): return self.start()
 def __exit__(self: ReplayServer, *exc): self.stop()
 
 # %% ../nbs/07b_judge_client.ipynb #551f32b2
-def cache_key(model: str, prompt: str, images: Sequence[bytes]) -> str:
-    "sha256 over the model name, the prompt text and each image's bytes (length-prefixed, so parts cannot run together)."
+def cache_key(model: str, prompt: str, images: Sequence[bytes], endpoint: str = '', temperature: float = 0.0,
+              max_tokens: int = 512) -> str:
+    "sha256 over all that changes the reply: endpoint, model, sampling settings, prompt text and image bytes (each length-prefixed)."
     h = hashlib.sha256()
-    for part in [model.encode(), prompt.encode(), *images]: h.update(len(part).to_bytes(8, 'big') + part)
+    head = json.dumps([endpoint.rstrip('/'), model, float(temperature), int(max_tokens)])
+    for part in [head.encode(), prompt.encode(), *images]: h.update(len(part).to_bytes(8, 'big') + part)
     return h.hexdigest()
 
 def _retry_after(e) -> float | None:
@@ -197,7 +199,7 @@ def score(self: OpenAIJudge, task, trajectory) -> Verdict:
     "Ask the model for a verdict on `trajectory`, or read it from the cache."
     instruction = getattr(trajectory, 'instruction', None) or getattr(task, 'instruction', None)
     messages, prompt, images = build_request(instruction, trajectory.steps, self.cfg.last_k_images)
-    key = cache_key(self.cfg.model, prompt, images)
+    key = cache_key(self.cfg.model, prompt, images, self.base_url, self.cfg.temperature, self.cfg.max_tokens)
     with self._lock: key_lock = self._key_locks[key]
     with key_lock:
         if (v := self._load(key)) is not None:

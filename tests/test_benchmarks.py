@@ -105,3 +105,17 @@ def test_popup_counts_replays_the_episode():
     assert tool.popup_counts(trajs[1:], [(task, 3)], cfg) == {'popup_states': 2, 'closed': 0}
     with pytest.raises(AssertionError, match='replay'):
         tool.popup_counts([Trajectory(task.instruction, task.id, [turn(Open('Video'))], success=True)], [(task, 3)], cfg)
+
+
+def test_bench_shared_cores_smoke(tmp_path):
+    "The library's variant at toy size: a solo run and a pair, each saying what it chose; the torchrun case on 2 processes."
+    base = [sys.executable, str(ROOT / 'benchmarks' / 'bench_shared_cores.py'), '--steps', '2', '--episodes', '6', '--out', str(tmp_path)]
+    r = subprocess.run(base + ['--variant', 'library'], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    row = json.loads(r.stdout.strip().splitlines()[-1])
+    assert row['variant'] == 'library' and len(row['pair_s']) == 2 and len(row['ratio']) == 2, row
+    assert all('per process' in c and 'PASSIVE (set by mobile_r1)' in c for c in [row['solo_chose'], *row['pair_chose']]), row
+    r = subprocess.run(base + ['--launch', 'torchrun'], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    row = json.loads(r.stdout.strip().splitlines()[-1])
+    assert row['two_chose'].startswith('1 per process (2 cores shared by 2 local processes') or os.cpu_count() != 2, row

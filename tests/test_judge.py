@@ -161,10 +161,14 @@ def test_cache_hit_makes_no_second_request(serve, tmp_path):
     judge_for(srv, tmp_path).score(TASK, make_traj(n=3))               # a different trajectory is a miss
     assert len(srv.seen) == 2 and not list(tmp_path.glob('*.tmp')) and not list(tmp_path.glob('.*'))
 
-def test_cache_key_covers_model_prompt_and_images():
-    k = cache_key('gpt-4o', 'p', [b'a'])
-    assert len({k, cache_key('gpt-4o-mini', 'p', [b'a']), cache_key('gpt-4o', 'q', [b'a']),
-                cache_key('gpt-4o', 'p', [b'b']), cache_key('gpt-4o', 'pa', [])}) == 5
+def test_cache_key_covers_everything_that_changes_the_reply():
+    u = 'http://127.0.0.1:8000/v1'
+    k = cache_key('gpt-4o', 'p', [b'a'], u)
+    keys = {k, cache_key('gpt-4o-mini', 'p', [b'a'], u), cache_key('gpt-4o', 'q', [b'a'], u), cache_key('gpt-4o', 'p', [b'b'], u),
+            cache_key('gpt-4o', 'pa', [], u), cache_key('gpt-4o', 'p', [b'a'], 'http://127.0.0.1:8001/v1'),
+            cache_key('gpt-4o', 'p', [b'a'], u, temperature=0.7), cache_key('gpt-4o', 'p', [b'a'], u, max_tokens=64)}
+    assert len(keys) == 8
+    assert cache_key('gpt-4o', 'p', [b'a'], u + '/') == k                # the same endpoint, however it is written
 
 def test_concurrent_duplicates_are_paid_once(serve, tmp_path):
     srv = serve(completion('Reason: ok\nScore: 5'), delay=0.1)

@@ -6,7 +6,8 @@ with the Gymnasium/AndroidWorld shape:
 - `reset(task=None, seed=None) -> (obs, info)`: the phone's home screen, fresh app data, a seeded RNG.
 - `step(action) -> (obs, reward, terminated, truncated, info)`: `action` is a `mobile_r1.actions.Action` in
   device pixels (or the model's raw answer text, parsed leniently). `reward` is 1.0 only on the step that
-  terminates an episode the task's checker accepts, else 0.0.
+  terminates an episode the task's checker accepts, else 0.0 (a task without a checker, such as a line
+  of a task file, always 0.0: the judge decides).
 - `obs`: `screenshot` (PIL RGB at device size), `screen_size` (w, h), `app` and `screen` (None on the home screen).
 - `info`: `elements` (visible elements: id, kind, label, device box `[x1, y1, x2, y2]`, clickable), `popup`,
   `event` (what the step did) and `error` (why it did nothing, or None).
@@ -159,7 +160,8 @@ def step(self: SimPhone, action: Action | str) -> tuple[dict, float, bool, bool,
     if isinstance(action, Action): self._apply(action)
     else: self._error = f'invalid action: {action}'
     terminated = st.status is not None
-    reward = float(terminated and self.task is not None and self.task.is_successful(st))
+    checker = getattr(self.task, 'is_successful', None)      # None for a task given as words: the judge decides
+    reward = float(terminated and checker is not None and checker(st))
     truncated = not terminated and st.steps >= self.cfg.max_steps
     obs, info = self.observe()
     return obs, reward, terminated, truncated, info
