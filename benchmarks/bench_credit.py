@@ -1,4 +1,4 @@
-"""Credit across turns in stage 3: the paper's rule (one advantage per trajectory) vs the step-aware departure
+"""Credit across turns in stage 3: trajectory-level credit (one advantage per trajectory) vs the step-aware departure
 (lambda > 0), from the same stage 1+2 checkpoint with the same settings, evaluated like the quickstart's rows.
 Run after `mobile-r1 quickstart --preset full --out RUN`: `python benchmarks/bench_credit.py RUN [--lam 0.5]`."""
 import argparse, json

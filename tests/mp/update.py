@@ -12,7 +12,7 @@ from accelerate import Accelerator
 from mobile_r1.policy import Policy, PolicyConfig, load_policy
 from mobile_r1.rewards import group_advantages
 from mobile_r1.rollout import load_trajectories
-from mobile_r1.grpo import paper_turn_advantages
+from mobile_r1.grpo import trajectory_turn_advantages
 from mobile_r1.stage3 import Stage3Config, _total, _update, split_groups
 
 model_dir, rollouts, out = sys.argv[1:4]
@@ -28,7 +28,7 @@ mine = split_groups(len(trajs) // G, acc.num_processes, acc.process_index)
 items = []
 for g in mine:
     group = trajs[g * G:(g + 1) * G]
-    adv = paper_turn_advantages(group_advantages(rewards[g * G:(g + 1) * G], G), [len(t.turns) for t in group])
+    adv = trajectory_turn_advantages(group_advantages(rewards[g * G:(g + 1) * G], G), [len(t.turns) for t in group])
     turns = [(t.instruction, turn) for t in group for turn in t.turns]
     items += [(q, turn, a) for (q, turn), a in zip(turns, adv) if turn.completion_ids]
 n_turns = _total(acc, len(items))
