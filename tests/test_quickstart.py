@@ -75,3 +75,31 @@ def test_train_data_is_recorded_at_the_data_popup_rate(tmp_path):
         Q._make_data(replace(Q.PRESETS['smoke'], data_popup_prob=rate), data)
         counts[rate] = pops(data['train'])
     assert counts[0.0] == 0 and counts[1.0] >= 8, counts
+
+
+def test_view_opens_the_report_or_serves_it(tmp_path):
+    "`view --open` hands report.html to the default browser ($BROWSER here); `--serve` serves it on 127.0.0.1 and says where."
+    import os, time, urllib.request
+    run_dir = tmp_path / 'run'; run_dir.mkdir()
+    (run_dir / 'metrics.jsonl').write_text(json.dumps({'stage': 1, 'step': 1, 'time_s': 0.1, 'loss': 2.0}) + '\n')
+    seen = tmp_path / 'opened.txt'
+    browser = tmp_path / 'browser.sh'
+    browser.write_text(f'#!/bin/sh\necho "$1" > {seen}\n'); browser.chmod(0o755)
+    env = {**os.environ, 'BROWSER': str(browser), 'DISPLAY': ':0'}
+    r = subprocess.run([str(EXE), 'view', str(run_dir), '--open'], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0 and 'opened in your browser' in r.stdout, (r.stdout, r.stderr[-2000:])
+    for _ in range(50):
+        if seen.exists(): break
+        time.sleep(0.1)
+    assert seen.read_text().strip() == (run_dir / 'report.html').resolve().as_uri()
+    no_display = {k: v for k, v in env.items() if k not in ('DISPLAY', 'WAYLAND_DISPLAY')}
+    r = subprocess.run([str(EXE), 'view', str(run_dir), '--open'], capture_output=True, text=True, timeout=300, env=no_display)
+    assert r.returncode == 0 and f'mobile-r1 view {run_dir} --serve' in r.stdout, r.stdout       # headless: it says what to do
+    p = subprocess.Popen([str(EXE), 'view', str(run_dir), '--serve'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        url = line.split('serving it at ')[1].split()[0]
+        assert url.startswith('http://127.0.0.1:') and url.endswith('/report.html'), line
+        page = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert '<html' in page.lower() and 'mobile_r1: run' in page
+    finally: p.terminate(); p.wait(30)
