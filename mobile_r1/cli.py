@@ -26,8 +26,8 @@ from . import __version__
 from fastcore.imports import in_ipython
 
 # %% auto #0
-__all__ = ['cmd_quickstart', 'config_overrides', 'cmd_train', 'cmd_eval', 'cmd_view', 'cmd_data_stats', 'cmd_fake_adb',
-           'cmd_course', 'build_parser', 'main']
+__all__ = ['cmd_quickstart', 'config_overrides', 'cmd_train', 'cmd_eval', 'serve_folder', 'cmd_view', 'cmd_data_stats',
+           'cmd_fake_adb', 'cmd_course', 'build_parser', 'main']
 
 # %% ../nbs/13_cli.ipynb #2cf32ff4
 def cmd_quickstart(args) -> int:
@@ -110,8 +110,22 @@ def cmd_eval(args) -> int:
     print(table_markdown(rows))
     return 0
 
+def serve_folder(folder, port: int = 0):
+    "Serve `folder` over HTTP on 127.0.0.1 only, from a daemon thread; returns (server, its base URL). `server.shutdown()` stops it."
+    import functools, http.server, threading
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a): pass
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', port), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, f'http://127.0.0.1:{srv.server_port}/'
+
+def _has_display() -> bool:
+    "Whether a graphical browser can open here (a desktop session, macOS or Windows), not a console one over ssh."
+    import os
+    return sys.platform in ('darwin', 'win32') or bool(os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY'))
+
 def cmd_view(args) -> int:
-    "Write the run's report.html."
+    "Write the run's report.html, then open it in the browser (`--open`, the default at a terminal) or serve it (`--serve`)."
     run = Path(args.dir)
     if not (run / 'metrics.jsonl').exists() and not (run / 'table.json').exists():
         print(f'mobile-r1 view: {run} holds no metrics.jsonl or table.json: give a quickstart or eval output folder', file=sys.stderr)
@@ -120,7 +134,20 @@ def cmd_view(args) -> int:
     trajs = sorted((run / 'trajectories').iterdir()) if (run / 'trajectories').exists() else []
     have = lambda f: run / f if (run / f).exists() else None
     path = write_report(run, have('metrics.jsonl'), have('table.json'), trajs, title=f'mobile_r1: {run.name}')
-    print(f'report written to {path} (open it in any browser)')
+    if args.serve is not None:
+        import threading
+        srv, url = serve_folder(run, args.serve)
+        print(f'report written to {path}; serving it at {url}report.html (this machine only; Ctrl-C stops)', flush=True)
+        try: threading.Event().wait()
+        except KeyboardInterrupt: pass
+        finally: srv.shutdown()
+        return 0
+    want = args.open if args.open is not None else sys.stdout.isatty()
+    if want and _has_display():
+        import webbrowser
+        if webbrowser.open(path.resolve().as_uri()): print(f'report written to {path}; opened in your browser'); return 0
+    hint = ('' if not want else '; no graphical browser here: ') + f'to look at it from another machine, run mobile-r1 view {run} --serve'
+    print(f'report written to {path}' + (hint if want else ''))
     return 0
 
 # %% ../nbs/13_cli.ipynb #df9ca07a
@@ -206,6 +233,11 @@ def _add_view(sub):
     v = sub.add_parser('view', help="write a run's report.html (curves, table, trajectory viewer)",
                        description='Rebuild DIR/report.html from DIR/metrics.jsonl, DIR/table.json and DIR/trajectories/.')
     v.add_argument('dir', help='a quickstart or eval output folder')
+    v.add_argument('--open', dest='open', action='store_true', default=None, help='open it in the default browser (the default when run at a terminal)')
+    v.add_argument('--no-open', dest='open', action='store_false', help='only write it')
+    v.add_argument('--serve', nargs='?', type=int, const=0, default=None, metavar='PORT',
+                   help='serve the folder on 127.0.0.1 (a free port, or PORT) and print the URL, e.g. on a headless machine '
+                        'behind ssh -L; Ctrl-C stops')
     v.set_defaults(func=cmd_view)
 
 # %% ../nbs/13_cli.ipynb #711e274d

@@ -83,7 +83,7 @@ def student_notebook(nb: dict) -> dict:
     return {**nb, 'cells': cells}
 
 def write_course(out: str | Path, version: str = 'student', src: str | Path = 'tutorials') -> list[Path]:
-    "Write the `student` or `teacher` version of every tutorial in `src` (and its README and assets) to `out`."
+    "Write the `student` or `teacher` version of every tutorial in `src` to `out`, with the README."
     if version not in ('student', 'teacher'): raise ValueError(f"version must be 'student' or 'teacher', got {version!r}")
     src, out = Path(src), Path(out)
     nbs = sorted(src.glob('*.ipynb'))

@@ -6,13 +6,14 @@ steps carry `image`, `thought`, `subtask`, `action` (a JSON string, sometimes do
 full `<think>…</think><action>…</action><tool_call>…</tool_call>` answer). There is no bounding box and no split.
 
 This module reads the release as it is, leniently and precisely: each known quirk (a first-step tap with no
-coordinate, double-encoded tool calls, the card's spellings "Tap", "Type", "Terminate" and "Search") is fixed and
-noted on the step, and `data_stats` counts them; anything else malformed raises `DataFormatError` naming the file,
+coordinate, double-encoded tool calls) is fixed and noted on the step, and so are spellings the release does not show but
+another export might use (our guesses: capitalised action names such as "Tap", "Type", "Terminate", and a "Search"
+button); each is noted on the step, and `data_stats` counts them; anything else malformed raises `DataFormatError` naming the file,
 line and step. It writes the same format (SimPhone's expert data), adding fields the
 public data lacks: the golden element's `bbox` (device pixels) per step, and `task_id`, `split`, `level`, `seed`
 per trajectory. Unknown fields survive a read → write round trip.
 
-Stage 1 and 2 train on single steps. Choices the paper leaves open, fixed here (DESIGN.md): the history is text
+Stage 1 and 2 train on single steps. Choices the paper leaves open, fixed here (ours): the history is text
 (the previous steps' `<action>` sentences, numbered), only the current screenshot is an image; the screenshot is
 `smart_resize`d (configurable pixel budget) and the golden coordinates are mapped from device pixels into that
 resized frame, where the model predicts."""
@@ -313,7 +314,7 @@ class PromptConfig:
     min_pixels: int = MIN_PIXELS     # smart_resize lower bound on the image area
     max_pixels: int = TINY_MAX_PIXELS  # upper bound: ~112 image tokens (the tiny CPU model); see `paper()` for a real checkpoint
     history: int | None = None       # how many previous steps to list (None: all)
-    history_header: str = '历史动作:' # text before the numbered history ('mobile-r1' style)
+    history_header: str = '历史动作:' # '历史动作' = 'action history': the text before the numbered history ('mobile-r1' style)
     no_history: str = '无'           # the history text on the first step ('mobile-r1' style)
     style: str = 'mobile-r1'         # 'mobile-r1' (the release's prompt) or 'qwen' (the cookbook's full schema); see 02b_prompts
 

@@ -1,4 +1,4 @@
-r"""One clipped, KL-regularised loss for both RL stages, and the two ways stage 3 hands a trajectory's advantage to its turns: the paper's rule and the step-aware departure.
+r"""One clipped, KL-regularised loss for both RL stages, and the two ways stage 3 hands a trajectory's advantage to its turns: trajectory-level credit and the step-aware departure.
 
 GRPO (group relative policy optimisation) samples $G$ answers (stage 2) or $G$ whole episodes (stage 3) for the
 same prompt, rewards each, and turns the rewards into advantages relative to the group,
@@ -35,7 +35,7 @@ import torch
 from .rewards import ADV_EPS
 
 # %% auto #0
-__all__ = ['grpo_loss', 'paper_turn_advantages', 'step_aware_turn_advantages', 'turn_advantages']
+__all__ = ['grpo_loss', 'trajectory_turn_advantages', 'paper_turn_advantages', 'step_aware_turn_advantages', 'turn_advantages']
 
 # %% ../nbs/01a_grpo.ipynb #grpo0007
 def grpo_loss(logp, old_logp, adv, mask, eps_clip: float = 0.2, ref_logp=None, beta: float = 0.0,
@@ -57,14 +57,21 @@ def grpo_loss(logp, old_logp, adv, mask, eps_clip: float = 0.2, ref_logp=None, b
         'kl': ((kl * mask).sum() / n).item(), 'clip_frac': ((((ratio - 1).abs() > eps_clip).float() * mask).sum() / n).item()}
 
 # %% ../nbs/01a_grpo.ipynb #grpo0011
-def paper_turn_advantages(traj_adv: torch.Tensor, turns_per_traj: Sequence[int]) -> list[float]:
+def trajectory_turn_advantages(traj_adv: torch.Tensor, turns_per_traj: Sequence[int]) -> list[float]:
     "One advantage per turn, trajectories in order: every turn of trajectory i gets A_i."
     return [float(a) for a, n in zip(traj_adv, turns_per_traj) for _ in range(n)]
+
+def paper_turn_advantages(traj_adv: torch.Tensor, turns_per_traj: Sequence[int]) -> list[float]:
+    "Deprecated: the old name of `trajectory_turn_advantages` (the paper publishes no rule for credit across turns)."
+    import warnings
+    warnings.warn('paper_turn_advantages is renamed trajectory_turn_advantages: the paper publishes no multi-turn credit rule',
+                  DeprecationWarning, stacklevel=2)
+    return trajectory_turn_advantages(traj_adv, turns_per_traj)
 
 # %% ../nbs/01a_grpo.ipynb #grpo0014
 def step_aware_turn_advantages(traj_adv: torch.Tensor, correct: Sequence[Sequence[float]], G: int, lam: float) -> list[float]:
     "The paper's turn advantages plus `lam` times each turn's correctness, normalised over the turns of its group of `G`."
-    out = paper_turn_advantages(traj_adv, [len(c) for c in correct])
+    out = trajectory_turn_advantages(traj_adv, [len(c) for c in correct])
     k = 0
     for g in range(0, len(correct), G):
         c = torch.tensor([x for row in correct[g:g + G] for x in row], dtype=torch.float32)
@@ -74,6 +81,6 @@ def step_aware_turn_advantages(traj_adv: torch.Tensor, correct: Sequence[Sequenc
 
 def turn_advantages(traj_adv: torch.Tensor, trajs: Sequence, G: int, step_aware: float = 0.0,
                     correct: Sequence[Sequence[float]] | None = None) -> list[float]:
-    "Stage 3's choice: the paper's rule, or the step-aware departure when `step_aware` > 0 and turn `correct`ness is given."
+    "Stage 3's choice: trajectory-level credit, or the step-aware departure when `step_aware` > 0 and turn `correct`ness is given."
     if step_aware and correct is not None: return step_aware_turn_advantages(traj_adv, correct, G, step_aware)
-    return paper_turn_advantages(traj_adv, [len(t.turns) for t in trajs])
+    return trajectory_turn_advantages(traj_adv, [len(t.turns) for t in trajs])

@@ -39,7 +39,7 @@ class QuickstartConfig:
     stage3_iterations: int = 12
     stage3_tasks: int = 2
     stage3_G: int = 8
-    stage3_step_aware: float = 0.0   # λ of stage 3's step-aware departure (0: the paper's rule; see 10_stage3_grpo)
+    stage3_step_aware: float = 0.0   # λ of stage 3's step-aware departure (0: trajectory-level credit; see 10_stage3_grpo)
     max_turns: int = 10              # step limit of online episodes (stage 3 and online evaluation)
     online_tasks: int | None = None  # tasks per split in online evaluation (None: all)
     popup_prob: float = 0.1

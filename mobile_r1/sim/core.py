@@ -11,7 +11,7 @@ on a laptop: no emulator, no adb, deterministic, fast. This module is its vocabu
   field texts, the focused field, the apps' data, an open pop-up, the terminate status. It is copyable, and
   task checkers read only it.
 - The **layout** depends only on the screen's identity at level 0 (the measured condition for a tiny model to
-  learn grounding, DESIGN.md); from level 1 a seeded jitter moves elements a little per episode.
+  learn grounding: "What a tiny model learns", below); from level 1 a seeded jitter moves elements a little per episode.
 
 Coordinates: everything is laid out on a 360 × 640 base canvas and scaled by `SimConfig.scale` into device
 pixels; boxes are `(x1, y1, x2, y2)` device pixels, right/bottom exclusive."""

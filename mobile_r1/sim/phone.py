@@ -1,7 +1,8 @@
 """The built-in phone: Gymnasium-shaped `reset`/`step` over the apps, taking `mobile_r1.actions` in device pixels and returning screenshots, visible elements with boxes, and a copyable state.
 
 `SimPhone` is the environment every online part of the library drives (stage 3 rollouts, online evaluation),
-with the Gymnasium/AndroidWorld shape:
+with Gymnasium's shape (AndroidWorld's `AsyncEnv` differs: `reset(go_home)`, `get_state()` and
+`execute_action()`, and no step that returns a reward):
 
 - `reset(task=None, seed=None) -> (obs, info)`: the phone's home screen, fresh app data, a seeded RNG.
 - `step(action) -> (obs, reward, terminated, truncated, info)`: `action` is a `mobile_r1.actions.Action` in

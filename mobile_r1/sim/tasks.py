@@ -7,9 +7,10 @@ the task reward (the rule judge uses it too). Goals are tuples of conditions on 
 - `('eq', key, value)`: `data[key] == value` (a toggle, the language, the song playing)
 - `('screen', screen_id)`: the task's app shows that screen (navigation tasks; checked at the end)
 
-**The success rule (strict, DESIGN.md):** an episode succeeds only if the agent ends it with
+**The success rule (strict, our choice):** an episode succeeds only if the agent ends it with
 `Terminate('success')`, no pop-up is open at that moment, and every condition holds. Terminating with a pop-up
-open is a failure (a GiGPO-style learner found exactly that loophole); so is stopping without terminating.
+open is a failure (an early stage-3 variant that grouped turns by identical states, as GiGPO does, found exactly that
+loophole and lost 2.4 points); so is stopping without terminating.
 
 Splits, like the paper's evaluation: `train` tasks on the eight training apps; `held_out` tasks are new
 instructions (a fixed 20% of each template's items, by hash) on the same apps and screens; `unseen_apps` are
