@@ -1,5 +1,6 @@
 """The docs site: `python tools/build_docs.py` turns every notebook and tutorial into a page offline, with saved
-outputs and working links; the front page and a stage page are opened in headless Chromium (skipped without it)."""
+outputs and working links; the front page and a stage page are opened in headless Chromium, and every page with a
+formula is checked for TeX left untypeset (skipped without Chromium)."""
 import importlib.util
 import re
 from pathlib import Path
@@ -50,3 +51,38 @@ def test_site_renders_in_chromium(site, tmp_path):
     dom = chromium((site / '10_stage3_grpo.html').as_uri(), '--dump-dom', budget_ms=15000).stdout
     assert 'class="mr1-bar"' in dom and 'Stage 3: task-level multi-turn GRPO' in dom
     assert re.search(r'class="MathJax[^"]*"', dom), 'MathJax did not typeset the formulas'
+
+
+TEX = re.compile(r'\\(?:frac|rho|pi|mathcal|sum|mid|log|lambda|hat|overline|theta|cdot|epsilon|beta|min|clip|lt|le|ge|in)(?![a-zA-Z])')
+
+
+def math_pages() -> list[str]:
+    "The site pages whose notebook has a formula ($...$) in its markdown."
+    import json
+    out = []
+    for nb, page in docs.pages():
+        md = ''.join(''.join(c['source']) for c in json.loads(nb.read_text(encoding='utf-8'))['cells'] if c['cell_type'] == 'markdown')
+        if re.search(r'\$[^$\n]+\$', md): out.append(page)
+    return out
+
+
+def untypeset_tex(dom: str) -> list[str]:
+    "TeX commands left in a rendered page's visible text (scripts, code and MathJax's own markup set aside)."
+    text = re.sub(r'<(script|style|pre|code|textarea)\b[^>]*>.*?</\1>', '', dom, flags=re.S)   # code may hold backslashes
+    return sorted(set(TEX.findall(re.sub(r'<[^>]+>', ' ', text))))
+
+
+def test_the_tex_detector():
+    typeset = '<p>with <span class="MathJax">ρ</span><script type="math/tex">\\rho_{i,k} = \\pi_\\theta</script></p>'
+    assert untypeset_tex(typeset) == []
+    assert untypeset_tex('<p>with \\rho_{i,k} = \\pi_\\theta(y_{i,k} \\mid x)</p>') == ['\\mid', '\\pi', '\\rho', '\\theta']
+    assert untypeset_tex('<pre>print("\\frac")</pre>') == []
+
+
+def test_no_tex_is_left_untypeset(site):
+    "Every page with a formula, in headless Chromium: MathJax typeset them all (no TeX command left in the page's text)."
+    if not CHROMIUM.exists(): pytest.skip('headless Chromium not installed: apt-get install -y chromium (Debian package)')
+    pages = math_pages()
+    assert '09_stage2_grpo.html' in pages and '10_stage3_grpo.html' in pages, pages
+    bad = {p: left for p in pages if (left := untypeset_tex(chromium((site / p).as_uri(), '--dump-dom', budget_ms=15000).stdout))}
+    assert not bad, f'TeX left untypeset (a `<` inside a formula is a usual cause: write \\lt): {bad}'
