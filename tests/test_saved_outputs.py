@@ -3,6 +3,7 @@ carries its saved output, and all notebooks together stay within the size budget
 refreshes them; `--check` lists what is missing."""
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,18 @@ def test_the_check_catches_a_missing_output(tmp_path):
     (tmp_path / 'x.ipynb').write_text(json.dumps(nb))
     flagged = {int(m.split('cell ')[1].split(':')[0]) for m in refresh.missing_outputs(tmp_path / 'x.ipynb')}
     assert flagged == {i for i, shows in enumerate(cells.values()) if shows}
+
+
+MACHINE_PATH = re.compile(r'(?<![\w.])/(?:tmp|root|home|Users|work|var/folders)/[\w.-]+')
+
+
+@pytest.mark.parametrize('nb', refresh.notebooks(), ids=lambda p: f'{p.parent.name}/{p.name}')
+def test_no_output_holds_a_machine_path(nb):
+    "A saved output shows what a reader needs, not the folders of the machine that ran it (print names, not paths)."
+    found = []
+    for i, c in enumerate(json.loads(nb.read_text(encoding='utf-8'))['cells']):
+        for o in c.get('outputs', []):
+            text = ''.join(o.get('text', '')) + ''.join(v if isinstance(v, str) else ''.join(v)
+                                                      for k, v in o.get('data', {}).items() if k.startswith('text/'))
+            found += [f'cell {i}: {m}' for m in MACHINE_PATH.findall(text)]
+    assert not found, 'outputs that show a machine path (refresh after printing a name instead):\n  ' + '\n  '.join(found[:10])
