@@ -18,6 +18,7 @@ Modules:
 - `mobile_r1.metrics`: One JSONL row per logging step, with the same names in every stage, and the TRL callback that writes them.
 - `mobile_r1.policy`: Load a vision-language model by Hub id or folder (Qwen2.5-VL-3B is the paper's), or build a tiny Qwen2.5-VL in code; add LoRA, freeze the vision tower, and act on phone screens in batches.
 - `mobile_r1.prompts`: Two ways to put a step in front of the model: the release's prompt (`mobile-r1`), for training on the release, and the layout of Qwen's own mobile agent (`qwen`), which tells a Hub checkpoint the whole `mobile_use` schema and the screen's resolution.
+- `mobile_r1.quickstart`: One command, the whole method: build a tiny model, generate SimPhone data, run stages 1, 2 and 3, evaluate after each, and write the table, the curves, sample trajectories and a report.
 - `mobile_r1.report`: One self-contained HTML page per run: reward curves, the results table and a trajectory viewer, readable in any browser with no server and no network.
 - `mobile_r1.rewards`: The action-level reward of stage 2, the task-level reward of stage 3, and the group-relative advantages GRPO turns them into.
 - `mobile_r1.rollout`: Play whole episodes on a phone: `run_episode` as a plain loop, and a batched runner that plays many episodes at once with one model call per turn.

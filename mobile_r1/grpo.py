@@ -70,7 +70,7 @@ def paper_turn_advantages(traj_adv: torch.Tensor, turns_per_traj: Sequence[int])
 
 # %% ../nbs/01a_grpo.ipynb #grpo0014
 def step_aware_turn_advantages(traj_adv: torch.Tensor, correct: Sequence[Sequence[float]], G: int, lam: float) -> list[float]:
-    "The paper's turn advantages plus `lam` times each turn's correctness, normalised over the turns of its group of `G`."
+    "Trajectory-level turn advantages plus `lam` times each turn's correctness, normalised over the turns of its group of `G`."
     out = trajectory_turn_advantages(traj_adv, [len(c) for c in correct])
     k = 0
     for g in range(0, len(correct), G):

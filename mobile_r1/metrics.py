@@ -28,7 +28,7 @@ from typing import Callable, Iterable
 from transformers import TrainerCallback
 
 # %% auto #0
-__all__ = ['MetricsLog', 'read_metrics', 'trl_row', 'MetricsCallback']
+__all__ = ['MetricsLog', 'read_metrics', 'trl_row', 'MetricsCallback', 'quiet']
 
 # %% ../nbs/07a_metrics.ipynb #dbb1c1b6
 class MetricsLog:
@@ -81,3 +81,9 @@ class MetricsCallback(TrainerCallback):
     def __init__(self, log: MetricsLog, step_offset: int = 0): self.log, self.step_offset = log, step_offset
     def on_log(self, args, state, control, logs=None, **kw):
         if logs and 'train_runtime' not in logs and getattr(state, 'is_world_process_zero', True): self.log.log(self.step_offset + state.global_step, **trl_row(logs))
+
+def quiet(trainer):
+    "`trainer` without TRL's PrinterCallback, which prints every log dict when progress bars are off: the rows go to JSONL."
+    from transformers.trainer_callback import PrinterCallback
+    trainer.remove_callback(PrinterCallback)
+    return trainer

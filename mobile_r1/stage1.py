@@ -2,7 +2,7 @@ r"""Supervised finetuning on golden trajectories with TRL's SFTTrainer, so the m
 
 Mobile-R1's first stage is supervised: for every annotated step $(x_t, y_t)$ — the instruction, the golden
 history, the current screenshot, and the golden answer — minimise the negative log-likelihood of the answer only:
-$$\mathcal{L}_{SFT} = -\frac{1}{\sum_t |y_t|}\sum_t \sum_{k} \log \pi_\theta(y_{t,k} \mid x_t, y_{t,<k})$$
+$$\mathcal{L}_{SFT} = -\frac{1}{\sum_t |y_t|}\sum_t \sum_{k} \log \pi_\theta(y_{t,k} \mid x_t, y_{t,\lt k})$$
 (completion-only loss: prompt and image tokens carry no loss). Its purpose is the **format**: without it, the RL
 stages have no well-formed answers to reward. We run it on TRL's `SFTTrainer` with prompt-completion data, on
 Mobile-R1-format trajectories (SimPhone's expert export by default, the real `PG23/Mobile-R1` sample by path),
@@ -21,7 +21,7 @@ from datasets import Dataset
 from collections import Counter
 from trl import SFTConfig, SFTTrainer
 from .data import PromptConfig, read_dataset, sft_sample
-from .metrics import MetricsCallback, MetricsLog
+from .metrics import MetricsCallback, MetricsLog, quiet
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .actions import parse_response
 from .evaluate import answer_steps
@@ -84,8 +84,8 @@ def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
     ds = sft_dataset(episodes, cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
-    trainer = SFTTrainer(model=model, args=sft_args(cfg, out), train_dataset=ds, processing_class=proc,
-                         callbacks=[MetricsCallback(log)] if log else None)
+    trainer = quiet(SFTTrainer(model=model, args=sft_args(cfg, out), train_dataset=ds, processing_class=proc,
+                         callbacks=[MetricsCallback(log)] if log else None))
     trainer.train()
     model = trainer.model.merge_and_unload() if cfg.lora else trainer.model
     if trainer.accelerator.is_main_process:                 # on N processes, process 0 saves (the weights are the same)

@@ -6,7 +6,7 @@ $y_1 \dots y_G$; each gets the action-level reward $R_i = R_{act}(y_i) + R_{fmt}
 group-relative advantage $A_i = (R_i - \mathrm{mean}(R)) / (\mathrm{std}(R) + \epsilon)$. GRPO maximises
 $$\mathcal{J}(\theta) = \frac{1}{G}\sum_{i=1}^{G} \frac{1}{|y_i|}\sum_{k=1}^{|y_i|}
   \min\Big(\rho_{i,k} A_i,\ \mathrm{clip}(\rho_{i,k}, 1-\varepsilon, 1+\varepsilon) A_i\Big) - \beta\, \mathbb{D}_{KL}[\pi_\theta \,\|\, \pi_{ref}]$$
-with $\rho_{i,k} = \pi_\theta(y_{i,k} \mid x, y_{i,<k}) / \pi_{\theta_{old}}(y_{i,k} \mid x, y_{i,<k})$.
+with $\rho_{i,k} = \pi_\theta(y_{i,k} \mid x, y_{i,\lt k}) / \pi_{\theta_{old}}(y_{i,k} \mid x, y_{i,\lt k})$.
 The vision tower is frozen; the language model trains. `mobile_r1.grpo.grpo_loss` (`01a_grpo`) writes this loss out
 once; stage 3 calls it, and here TRL's `GRPOTrainer` (`loss_type='grpo'`) optimises the same objective for
 vision-language models; this module supplies the data, the rewards (`mobile_r1.rewards`), the configuration,
@@ -25,7 +25,7 @@ from datasets import Dataset
 from accelerate import PartialState
 from trl import GRPOConfig, GRPOTrainer
 from .data import PromptConfig, read_dataset, step_sample
-from .metrics import MetricsCallback, MetricsLog
+from .metrics import MetricsCallback, MetricsLog, quiet
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .rewards import action_reward, action_reward_fn, format_reward_fn, group_advantages, step_reward
 from .env import Env, make_env, play
@@ -116,8 +116,8 @@ def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward
     ds = grpo_dataset(read_dataset(cfg.data, cfg.first_tap), cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
-    return GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn], args=grpo_args(cfg, out),
-                       train_dataset=ds, processing_class=proc, callbacks=[MetricsCallback(log)] if log else None)
+    return quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn], args=grpo_args(cfg, out),
+                             train_dataset=ds, processing_class=proc, callbacks=[MetricsCallback(log)] if log else None))
 
 def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None, on_round=None) -> Path:
     """Run stage 2 and save the trained model; returns its folder. `reward_funcs` defaults to action + format;
@@ -164,10 +164,10 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs, on_round=None) -> tuple
         ds, stats = env_visits(Policy(model, proc), cfg, r)
         if log: log.log(done, **stats)
         ref = _pop_ref_adapter(model)
-        trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn],
-                              args=grpo_args(replace(cfg, max_steps=k, seed=cfg.seed + r), Path(cfg.out_dir)),
-                              train_dataset=ds, processing_class=proc,
-                              callbacks=[MetricsCallback(log, step_offset=done)] if log else None)
+        trainer = quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn],
+                                    args=grpo_args(replace(cfg, max_steps=k, seed=cfg.seed + r), Path(cfg.out_dir)),
+                                    train_dataset=ds, processing_class=proc,
+                                    callbacks=[MetricsCallback(log, step_offset=done)] if log else None))
         _restore_ref_adapter(trainer.model, ref)
         trainer.train()
         model, done = trainer.model, done + trainer.state.global_step
