@@ -142,12 +142,11 @@ def cmd_view(args) -> int:
         except KeyboardInterrupt: pass
         finally: srv.shutdown()
         return 0
-    want = args.open if args.open is not None else sys.stdout.isatty()
-    if want and _has_display():
-        import webbrowser
-        if webbrowser.open(path.resolve().as_uri()): print(f'report written to {path}; opened in your browser'); return 0
-    hint = ('' if not want else '; no graphical browser here: ') + f'to look at it from another machine, run mobile-r1 view {run} --serve'
-    print(f'report written to {path}' + (hint if want else ''))
+    if not (args.open if args.open is not None else sys.stdout.isatty()):   # a script: write, say where, open nothing
+        print(f'report written to {path}'); return 0
+    import webbrowser
+    if _has_display() and webbrowser.open(path.resolve().as_uri()): print(f'report written to {path}; opened in your browser')
+    else: print(f'report written to {path}; no graphical browser here: to look at it from another machine, run mobile-r1 view {run} --serve')
     return 0
 
 # %% ../nbs/13_cli.ipynb #df9ca07a
