@@ -10,7 +10,7 @@ With `--step-aware λ`, stage 3 runs a second time from the same stage 1+2 model
     python benchmarks/bench_learning.py --seeds 3 [--preset tiny] [--out runs/bench_learning]
     python benchmarks/bench_learning.py --preset busy --seeds 2 --step-aware 1     # where stage 3 matters
 
-Targets (issue 12): the stage 1 → 1+2 rise is at least 10 points on every seed; stage 3 is reported as measured.
+Targets: the stage 1 → 1+2 rise is at least 10 points on every seed; stage 3 is reported as measured.
 Takes about one quickstart per seed plus the control (about 16 minutes a seed for `tiny` on 2 CPU cores, about 27
 for `busy` with `--step-aware`)."""
 import argparse, json, statistics, time

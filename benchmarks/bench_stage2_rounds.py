@@ -7,7 +7,7 @@ interval) measured after every round.
 RUN is a folder written by `mobile-r1 quickstart` or `benchmarks/bench_learning.py` (e.g. runs/bench_learning/tiny-seed0).
 Each round is the run's own: its visits, screen and steps per round (stage2_steps // stage2_rounds), its seed. Stage 2
 draws the same in any process, so round r's model is the one a stage 2 of r rounds gives, and round `stage2_rounds`
-reproduces the run's own stage 2 (09_stage2_grpo, "How steady is the rise?"). About 70 s a round, evaluation
+reproduces the run's own stage 2 (90_what_we_tried, experiment 7). About 70 s a round, evaluation
 included, for `tiny` on 2 CPU cores."""
 import argparse, json, time
 from dataclasses import replace

@@ -93,9 +93,21 @@ class RewardCurves:
         "A static copy (for HTML reports, where widgets cannot run)."
         return go.Figure(self.fig)
 
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.fig)
+    def image(self) -> Image.Image:
+        "The panels that have data, as one static picture (`curves_image` each, unsmoothed)."
+        panels = [curves_image(self.rows, ks, title=name, size=(640, 180), y_range=yr)
+                  for i, name, yr in ((1, 'rewards', None), (2, 'rates', (0, 1)), (3, 'loss and KL', None))
+                  if (ks := [k for k, p in self.keys if p == i and curve_points(self.rows, k)[0]])]
+        if not panels: return curves_image([], [], title='no metric rows yet', size=(640, 180))
+        img = Image.new('RGB', (640, 180 * len(panels)), 'white')
+        for j, p in enumerate(panels): img.paste(p, (0, 180 * j))
+        return img
+
+    def _repr_mimebundle_(self, **kw):
+        "The live plot where widgets render; a static picture of it (`image/png`) where they do not: a docs page, a code host."
+        b = self.fig._repr_mimebundle_(**kw) or {}
+        return {**b, 'text/plain': f'RewardCurves({len(self.rows)} rows)',
+                'image/png': base64.b64encode(png_bytes(self.image().quantize(64))).decode()}
 
 # %% ../nbs/12_widgets.ipynb #curvepng2
 CURVE_COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14), (23, 190, 207)]
@@ -173,9 +185,10 @@ def png_bytes(img: Image.Image) -> bytes:
     buf = io.BytesIO(); img.save(buf, format='PNG', compress_level=1)
     return buf.getvalue()
 
-def data_uri(img: Image.Image, width: int | None = None) -> str:
-    "`img` as a `data:image/png;base64,…` URI, resized to `width` pixels wide if given."
+def data_uri(img: Image.Image, width: int | None = None, colors: int | None = 64) -> str:
+    "`img` as a `data:image/png;base64,…` URI, resized to `width` pixels wide and reduced to a `colors` palette if given."
     if width and img.width != width: img = img.resize((width, round(img.height * width / img.width)), Image.Resampling.LANCZOS)
+    if colors: img = img.convert('RGB').quantize(colors)   # flat UI screens: about 3× smaller than full colour, same look
     return 'data:image/png;base64,' + base64.b64encode(png_bytes(img)).decode()
 
 # %% ../nbs/12_widgets.ipynb #3168fa64
@@ -315,7 +328,8 @@ def update(self: TrajectoryViewer):
 
 @patch
 def _repr_html_(self: TrajectoryViewer) -> str:
-    return ''.join(trajectory_html(t, v, g) for t, v, g in zip(self.trajs, self.verdicts, self.golds))
+    "What the viewer shows now (the picked trajectory, and the compared one), as static strips."
+    return ''.join(trajectory_html(self.trajs[i], self.verdicts[i], self.golds[i]) for i in self.shown())
 
 @patch
 def _repr_mimebundle_(self: TrajectoryViewer, **kw):

@@ -35,6 +35,15 @@ def test_pages_links_and_hidden_cells(site):
     assert 'data:image/png' in stage3                             # saved outputs (the curves) are on the page
 
 
+def test_widget_outputs_show_their_static_rendering(site):
+    "Live widgets cannot run on the site: the reward curves show their picture, the viewer its strip."
+    page = (site / 'tutorials' / '01_quickstart.html').read_text(encoding='utf-8')
+    curves = page.split('the live plot in Jupyter', 1)[1].split('jp-InputArea', 1)[0]
+    assert 'data:image/png' in curves, 'the RewardCurves output shows no picture on the site'
+    viewer = page.split('the live viewer in Jupyter', 1)[1].split('jp-InputArea', 1)[0]
+    assert 'mr1-trajectory' in viewer and 'data:image/png' in viewer, 'the TrajectoryViewer output shows no strip on the site'
+
+
 def test_broken_links_are_reported(tmp_path):
     (tmp_path / 'a.html').write_text('<a href="b.html">b</a> <img src="gone.png"> <code>src="not a tag"</code>')
     (tmp_path / 'b.html').write_text('<a href="a.html#top">a</a> <a href="https://example.org/x">x</a>')

@@ -7,12 +7,15 @@ Notebooks run the way the test suite runs them (IN_TEST=1: small, fast settings;
 the saved numbers are the smoke-sized ones unless a cell says otherwise. Then `nbdev-clean` strips run metadata.
     python tools/refresh_outputs.py --check              # list cells that display something but have no saved output
 
-Budget: all saved notebooks together stay under 10 MB (checked at the end, and by tests/test_saved_outputs.py)."""
+Budgets (checked at the end, and by tests/test_saved_outputs.py): no single cell's outputs over 100 KB, all outputs
+together at most 5 MB, all notebook files together under 10 MB."""
 import ast, json, re, subprocess, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUDGET_MB = 10
+BUDGET_MB = 10          # the notebook files, sources included
+OUTPUTS_MB = 5          # the saved outputs of every notebook together
+CELL_KB = 100           # the saved outputs of one cell
 
 
 SHOWS = ('print', 'display', 'show', 'Markdown', 'HTML')   # calls whose output a reader should see
@@ -57,6 +60,16 @@ def size_mb() -> float:
     return sum(p.stat().st_size for p in notebooks()) / 2 ** 20
 
 
+def output_sizes(nb: Path) -> list[tuple[int, int]]:
+    "(cell index, bytes of its saved outputs as stored) for every code cell of `nb` with outputs."
+    cells = json.loads(nb.read_text(encoding='utf-8'))['cells']
+    return [(i, len(json.dumps(c['outputs'], ensure_ascii=False).encode())) for i, c in enumerate(cells) if c.get('outputs')]
+
+
+def outputs_mb() -> float:
+    return sum(b for nb in notebooks() for _, b in output_sizes(nb)) / 1e6
+
+
 def _drop_stderr(nb: Path):
     "Warnings and progress bars are noise to a reader: keep what the cells print and display."
     d = json.loads(nb.read_text(encoding='utf-8'))
@@ -79,9 +92,11 @@ def main(paths):
         if not ok: failed.append(nb)
         else: _drop_stderr(nb)
     subprocess.run(['nbdev-clean'], cwd=ROOT, check=True)
-    size = size_mb()
-    print(f'all notebooks: {size:.1f} MB (budget {BUDGET_MB} MB)')
-    if failed or size > BUDGET_MB: sys.exit(1)
+    size, outs = size_mb(), outputs_mb()
+    big = [f'{nb.relative_to(ROOT)} cell {i}: {b / 1e3:.0f} KB' for nb in notebooks() for i, b in output_sizes(nb) if b > CELL_KB * 1e3]
+    print(f'all notebooks: {size:.1f} MB (budget {BUDGET_MB} MB); their outputs: {outs:.2f} MB (budget {OUTPUTS_MB} MB)')
+    if big: print(f'outputs over {CELL_KB} KB:\n  ' + '\n  '.join(big))
+    if failed or big or size > BUDGET_MB or outs > OUTPUTS_MB: sys.exit(1)
 
 
 if __name__ == '__main__':
