@@ -18,13 +18,14 @@ never as a traceback from inside the library. A passing check prints what the st
 
 # %% ../nbs/14_course.ipynb #f5f3106c
 from __future__ import annotations
-import ast, json, os
+import ast, hashlib, json, os, re, shutil
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 # %% auto #0
-__all__ = ['SOLUTION', 'COURSE_RUN_ENV', 'NotYet', 'check', 'blank_solution', 'is_solution', 'student_notebook', 'write_course',
-           'course_run_dir', 'course_run']
+__all__ = ['SOLUTION', 'GUIDE', 'GUIDE_FIELDS', 'COURSE_RUN_ENV', 'NotYet', 'check', 'blank_solution', 'is_solution',
+           'student_notebook', 'write_course', 'answer_digest', 'same_answer', 'guide_entries', 'guide_answers',
+           'is_check', 'answer_leaks', 'course_run_dir', 'course_run']
 
 # %% ../nbs/14_course.ipynb #28245d30
 class NotYet(AssertionError):
@@ -68,6 +69,8 @@ def blank_solution(src: str) -> str:
     return '\n'.join(out + ['# your answer here'])
 
 # %% ../nbs/14_course.ipynb #e6271e4e
+GUIDE = 'teacher'                 # the teacher's guide: one markdown file per tutorial, in tutorials/teacher/
+
 def is_solution(cell: dict) -> bool:
     return cell['cell_type'] == 'code' and ''.join(cell['source']).lstrip().startswith(SOLUTION)
 
@@ -83,7 +86,7 @@ def student_notebook(nb: dict) -> dict:
     return {**nb, 'cells': cells}
 
 def write_course(out: str | Path, version: str = 'student', src: str | Path = 'tutorials') -> list[Path]:
-    "Write the `student` or `teacher` version of every tutorial in `src` to `out`, with the README."
+    "Write the `student` or `teacher` version of every tutorial in `src` to `out`, with the README and `assets/` (and, for the teacher, the guide)."
     if version not in ('student', 'teacher'): raise ValueError(f"version must be 'student' or 'teacher', got {version!r}")
     src, out = Path(src), Path(out)
     nbs = sorted(src.glob('*.ipynb'))
@@ -96,7 +99,83 @@ def write_course(out: str | Path, version: str = 'student', src: str | Path = 't
         (out / p.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n', encoding='utf-8')
         written.append(out / p.name)
     if (src / 'README.md').exists(): (out / 'README.md').write_text((src / 'README.md').read_text(encoding='utf-8'), encoding='utf-8')
+    for d in ['assets'] + [GUIDE] * (version == 'teacher'):          # data both read; the teacher's guide holds answers
+        if (src / d).is_dir():
+            if (out / d).exists(): shutil.rmtree(out / d)
+            shutil.copytree(src / d, out / d)
     return written
+
+# %% ../nbs/14_course.ipynb #hide02
+def _order(x): return (0, x, '') if isinstance(x, float) else (1, 0, repr(x))   # numbers first, by value
+
+def _canon(v, nd: int):
+    "`v` in a canonical form: numbers rounded, sets sorted, tuples as lists, tensors and arrays as lists."
+    if hasattr(v, 'tolist') and not isinstance(v, (str, bytes)): v = v.tolist()
+    if v is None or isinstance(v, (bool, str)): return v
+    if isinstance(v, (int, float)): x = round(float(v), nd); return 0.0 if x == 0 else x
+    if isinstance(v, (set, frozenset)): return sorted((_canon(x, nd) for x in v), key=_order)
+    if isinstance(v, (list, tuple)): return [_canon(x, nd) for x in v]
+    if isinstance(v, dict): return sorted(([_canon(k, nd), _canon(x, nd)] for k, x in v.items()), key=lambda kv: _order(kv[0]))
+    return repr(v)
+
+def answer_digest(value, ndigits: int = 6) -> str:
+    "A short fingerprint of an answer, so a check can compare with it without showing it."
+    return hashlib.sha256(json.dumps(_canon(value, ndigits)).encode()).hexdigest()[:16]
+
+def same_answer(value, digest: str, ndigits: int = 6) -> bool:
+    "Whether `value` is the answer whose `answer_digest` is `digest`."
+    return answer_digest(value, ndigits) == digest
+
+# %% ../nbs/14_course.ipynb #guide02
+GUIDE_FIELDS = ('Intent', 'Answer', 'Common mistakes', 'Discuss')
+
+def guide_entries(md: str) -> dict[str, dict[str, str]]:
+    "A tutorial's teacher's guide: for each `## Exercise N: title`, its fields (`- **Intent.** ...`) by name."
+    out = {}
+    for part in re.split(r'^## ', md, flags=re.M)[1:]:
+        head, _, body = part.partition('\n')
+        if head.startswith('Exercise'):
+            fields = re.findall(r'^- \*\*([^*]+?)\.\*\* (.*(?:\n(?!- \*\*|\s*$).*)*)', body, flags=re.M)
+            out[head.strip()] = {k: ' '.join(v.split()) for k, v in fields}
+    return out
+
+def guide_answers(md: str) -> list[str]:
+    "The answer values of a guide: the backticked spans of every **Answer.** field."
+    return [v for e in guide_entries(md).values() for v in re.findall(r'`([^`]+)`', e.get('Answer', ''))]
+
+def _squash(s: str) -> str: return ' '.join(s.split())
+
+_PLAIN = (ast.Constant, ast.Name, ast.Attribute)        # a key, a name, `viewer.slider.max`: words an exercise may use
+
+def _exprs(src: str, min_len: int) -> set[str]:
+    "Every computed expression in `src` (as `ast.unparse` writes it) at least `min_len` characters long."
+    try: tree = ast.parse(src)
+    except SyntaxError: return set()
+    plain = lambda n: isinstance(n, _PLAIN) or (isinstance(n, ast.Tuple) and all(isinstance(e, ast.Constant) for e in n.elts))
+    return {u for n in ast.walk(tree) if isinstance(n, ast.expr) and not plain(n) and len(u := ast.unparse(n)) >= min_len}
+
+def is_check(src: str) -> bool:
+    "A check cell: its last statement calls `check(...)`."
+    try: body = ast.parse(src).body
+    except SyntaxError: return False
+    return bool(body) and isinstance(body[-1], ast.Expr) and isinstance(body[-1].value, ast.Call) and getattr(body[-1].value.func, 'id', '') == 'check'
+
+def answer_leaks(nb: dict, answers: Sequence[str] = (), readme: str = '', min_len: int = 16) -> list[str]:
+    "What the checks and the text of tutorial `nb`'s student version (and the student's `readme`) give away: solution lines and expressions, and `answers`."
+    shown = [''.join(c['source']) for c in student_notebook(nb)['cells']
+             if c['cell_type'] == 'markdown' or is_check(''.join(c['source']))]
+    text = _squash('\n'.join(shown) + '\n' + readme)
+    seen = set().union(*(_exprs(s, min_len) for s in shown))
+    leaks = []
+    for c in nb['cells']:
+        if not is_solution(c): continue
+        src = ''.join(c['source']); kept = {_squash(l) for l in blank_solution(src).split('\n')}
+        lines = [_squash(l) for l in src.split('\n') if not l.strip().startswith('#')]
+        leaks += [f'a solution line: {l}' for l in dict.fromkeys(lines) if len(l) >= min_len and l not in kept and l in text]
+        kept_exprs = set().union(*(_exprs(l, min_len) for l in kept))
+        found = _exprs(src, min_len) & seen - kept_exprs
+        leaks += [f'a solution expression: {e}' for e in sorted(found) if not any(e in f and e != f for f in found)]  # the largest only
+    return leaks + [f'an answer value: {a}' for a in answers if len(_squash(a)) >= 4 and _squash(a) in text]
 
 # %% ../nbs/14_course.ipynb #57480732
 COURSE_RUN_ENV = 'MOBILE_R1_COURSE_RUN'
