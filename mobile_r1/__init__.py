@@ -17,6 +17,7 @@ Modules:
 - `mobile_r1.judge_client`: `OpenAIJudge`: the judge of `07_judge` behind any OpenAI-compatible endpoint, with retries, a verdict cache, and a replayed endpoint for offline use.
 - `mobile_r1.metrics`: One JSONL row per logging step, with the same names in every stage, and the TRL callback that writes them.
 - `mobile_r1.policy`: Load a vision-language model by Hub id or folder (Qwen2.5-VL-3B is the paper's), or build a tiny Qwen2.5-VL in code; add LoRA, freeze the vision tower, and act on phone screens in batches.
+- `mobile_r1.precision`: Why a GPU run in bf16 weights can report losses and rewards while barely training, and the settings every stage's `paper()` uses instead: fp32 master weights with bf16 compute, or LoRA adapters kept in fp32.
 - `mobile_r1.prompts`: Two ways to put a step in front of the model: the release's prompt (`mobile-r1`), for training on the release, and the layout of Qwen's own mobile agent (`qwen`), which tells a Hub checkpoint the whole `mobile_use` schema and the screen's resolution.
 - `mobile_r1.quickstart`: One command, the whole method: build a tiny model, generate SimPhone data, run stages 1, 2 and 3, evaluate after each, and write the table, the curves, sample trajectories and a report.
 - `mobile_r1.report`: One self-contained HTML page per run: reward curves, the results table and a trajectory viewer, readable in any browser with no server and no network.

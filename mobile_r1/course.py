@@ -5,9 +5,12 @@ followed by a check that says, in words, whether the student got it and why not.
 the tutorials themselves: a cell whose first line is `#| solution` holds the answer. From them one command writes
 both versions of the course:
 
-- **teacher**: the tutorials as they are, solutions in (the test suite runs this version top to bottom);
+- **teacher**: the tutorials as they are, solutions in (the test suite runs this version top to bottom), and the
+  teacher's guide (`tutorials/teacher/`: per exercise its intent, answer, common mistakes and a question for the class);
 - **student**: every `#| solution` cell replaced by its blank (each name it assigns set to `...`, each function it
-  defines raising `NotImplementedError`), and all saved outputs cleared.
+  defines raising `NotImplementedError`), all saved outputs cleared, and no guide.
+
+Both get the README and the tutorials' `assets/`.
 
 `check` is what a check cell calls. It first looks for blanks (`...`) among the answers it is given and asks for
 them by name; then it runs each test in order and stops at the first that fails, with that test's hint. A test

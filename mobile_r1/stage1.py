@@ -26,6 +26,7 @@ from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .actions import parse_response
 from .evaluate import answer_steps
 from .threads import use_threads
+from .precision import check_precision
 
 # %% auto #0
 __all__ = ['Stage1Config', 'sft_dataset', 'sft_args', 'train_stage1', 'format_compliance']
@@ -46,7 +47,8 @@ class Stage1Config:
     warmup_ratio: float = 0.05             # linear warm-up share of the steps (a float < 1 is a ratio in transformers 5)
     freeze_vision: bool = False            # the tiny model must learn to see, so its vision tower trains in stage 1
     lora: bool = False                     # train LoRA adapters instead of the whole language model
-    dtype: str = 'float32'                 # 'bfloat16' on a GPU
+    dtype: str = 'float32'                 # the weights' dtype: fp32 for a full finetune (mobile_r1.precision)
+    mixed_precision: str = 'no'            # 'bf16': bf16 compute over fp32 weights on a GPU (TRL's bf16=True)
     seed: int = 0
     logging_steps: int = 10
     prompt: PromptConfig = field(default_factory=PromptConfig)   # image budget and history layout
@@ -55,7 +57,8 @@ class Stage1Config:
     def paper(cls, **kw) -> 'Stage1Config':
         "Qwen2.5-VL-3B on GPUs (values not published by the paper: common Qwen2.5-VL SFT choices)."
         return cls(**{**dict(base='Qwen/Qwen2.5-VL-3B-Instruct', max_steps=-1, epochs=2.0, batch_size=4, grad_accum=8,
-                             lr=1e-5, freeze_vision=True, dtype='bfloat16', prompt=PromptConfig.paper()), **kw})
+                             lr=1e-5, freeze_vision=True, dtype='float32', mixed_precision='bf16',
+                             prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/08_stage1_sft.ipynb #5cd94bf9
 def sft_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -72,7 +75,7 @@ def sft_args(cfg: Stage1Config, out: Path) -> SFTConfig:
                      per_device_train_batch_size=cfg.batch_size, gradient_accumulation_steps=cfg.grad_accum,
                      learning_rate=cfg.lr, warmup_steps=cfg.warmup_ratio, lr_scheduler_type='cosine',
                      logging_steps=cfg.logging_steps, save_strategy='no', report_to=[], seed=cfg.seed,
-                     use_cpu=cpu, bf16=(cfg.dtype == 'bfloat16' and not cpu), gradient_checkpointing=not cpu,
+                     use_cpu=cpu, bf16=(cfg.mixed_precision == 'bf16' and not cpu), fp16=(cfg.mixed_precision == 'fp16' and not cpu), gradient_checkpointing=not cpu,
                      completion_only_loss=True, max_length=None, dataloader_num_workers=0,
                      disable_tqdm=bool(os.environ.get('IN_TEST')))
 
@@ -80,6 +83,7 @@ def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
     "Finetune `cfg.base` on the golden steps in `cfg.data`; returns the saved model folder."
     out = Path(cfg.out_dir)
     use_threads()                                           # its share of the free cores (15a_threads)
+    check_precision(cfg.dtype, cfg.lora, cfg.mixed_precision)   # updates that survive (15b_precision)
     episodes = read_dataset(cfg.data, cfg.first_tap)
     ds = sft_dataset(episodes, cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,

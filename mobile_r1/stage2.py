@@ -31,6 +31,7 @@ from .rewards import action_reward, action_reward_fn, format_reward_fn, group_ad
 from .env import Env, make_env, play
 from .generation import need_vllm
 from .threads import use_threads
+from .precision import check_precision
 
 # %% auto #0
 __all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'sampled_correct',
@@ -69,7 +70,8 @@ class Stage2Config:
     max_completion_length: int = 128      # answer tokens (our answers are about 60)
     freeze_vision: bool = True            # the paper freezes the vision tower in both RL stages
     lora: bool = False                    # LoRA adapters instead of the full language model
-    dtype: str = 'float32'
+    dtype: str = 'float32'                # the weights' dtype: fp32 for a full finetune (mobile_r1.precision)
+    mixed_precision: str = 'no'           # 'bf16': bf16 compute over fp32 weights on a GPU (TRL's bf16=True)
     seed: int = 0
     logging_steps: int = 1
     prompt: PromptConfig = field(default_factory=PromptConfig)
@@ -90,7 +92,8 @@ class Stage2Config:
     def paper(cls, **kw) -> 'Stage2Config':
         "Qwen2.5-VL-3B on GPUs (not published by the paper: common GRPO values for a 3B VLM)."
         return cls(**{**dict(base='runs/stage1-3b', G=8, prompts_per_step=8, max_steps=1000, lr=1e-6, beta=0.04,
-                             max_completion_length=512, dtype='bfloat16', prompt=PromptConfig.paper()), **kw})
+                             max_completion_length=512, dtype='float32', mixed_precision='bf16',
+                             prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/09_stage2_grpo.ipynb #16d537c0
 def vllm_args(cfg: Stage2Config) -> dict:
@@ -107,7 +110,8 @@ def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
                       beta=cfg.beta, epsilon=cfg.epsilon, loss_type=cfg.loss_type, temperature=cfg.temperature,
                       max_completion_length=cfg.max_completion_length, logging_steps=cfg.logging_steps,
                       save_strategy='no', report_to=[], seed=cfg.seed, use_cpu=cpu,
-                      bf16=(cfg.dtype == 'bfloat16' and not cpu), gradient_checkpointing=not cpu,
+                      bf16=(cfg.mixed_precision == 'bf16' and not cpu),
+                      fp16=(cfg.mixed_precision == 'fp16' and not cpu), gradient_checkpointing=not cpu,
                       dataloader_num_workers=0, disable_tqdm=bool(os.environ.get('IN_TEST')), **vllm_args(cfg))
 
 def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> GRPOTrainer:
@@ -127,6 +131,7 @@ def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=
         raise ValueError("on_round is called after each round of states='visited'; the recorded stage 2 has no rounds: drop on_round")
     vllm_args(cfg)                                           # a missing vLLM fails here, before data and model load
     use_threads()                                            # its share of the free cores (15a_threads)
+    check_precision(cfg.dtype, cfg.lora, cfg.mixed_precision)    # updates that survive (15b_precision)
     if cfg.states == 'recorded':
         trainer = make_stage2_trainer(cfg, log, reward_funcs)
         trainer.train()

@@ -38,6 +38,7 @@ from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .rewards import action_reward, frac_zero_std, group_advantages, task_reward
 from .rollout import Trajectory
 from .threads import use_threads
+from .precision import check_precision
 
 # %% auto #0
 __all__ = ['turn_batch', 'token_logps', 'Stage3Config', 'turn_correctness', 'episode_records', 'rollout_stats', 'stage3_env',
@@ -234,6 +235,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, e
     if cfg.vllm is not None and engine is None: need_vllm(cfg.vllm)
     judge = judge or make_judge(cfg.judge)
     use_threads()                                           # its share of the free cores (15a_threads)
+    check_precision('float32', cfg.lora, cfg.mixed_precision)   # fp32 weights; autocast as cfg says (15b_precision)
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     world, rank, main = acc.num_processes, acc.process_index, acc.is_main_process
     env = stage3_env(cfg, judge, world, rank)
