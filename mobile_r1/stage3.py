@@ -42,7 +42,7 @@ from .precision import check_precision
 
 # %% auto #0
 __all__ = ['turn_batch', 'token_logps', 'Stage3Config', 'turn_correctness', 'episode_records', 'rollout_stats', 'stage3_env',
-           'split_groups', 'phones_for_rank', 'train_stage3']
+           'ref_logps', 'split_groups', 'phones_for_rank', 'train_stage3']
 
 # %% ../nbs/10_stage3_grpo.ipynb #664cf89f
 def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], prompt: PromptConfig | None = None) -> dict:
@@ -63,10 +63,10 @@ def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], pro
     return {'inputs': batch, 'completion_ids': comp, 'mask': mask, 'P': enc['input_ids'].shape[1]}
 
 def token_logps(model, tb: dict) -> torch.Tensor:
-    "Log-probability of every answer token under `model`: (B, T)."
-    dev = next(model.parameters()).device
-    logits = model(**{k: v.to(dev) for k, v in tb['inputs'].items()}).logits          # (B, P+T, V)
-    logits = logits[:, tb['P'] - 1:-1].float()                                            # (B, T, V): position k predicts token k
+    "Log-probability of every answer token under `model`: (B, T). Logits are built for the answer positions only."
+    dev, T = next(model.parameters()).device, tb['completion_ids'].shape[1]
+    inputs = {k: v.to(dev) for k, v in tb['inputs'].items()}
+    logits = model(**inputs, logits_to_keep=T + 1).logits[:, :-1].float()                # (B, T, V): position k predicts token k
     return torch.log_softmax(logits, -1).gather(-1, tb['completion_ids'].to(dev)[..., None]).squeeze(-1)
 
 # %% ../nbs/10_stage3_grpo.ipynb #30ea2bb0
@@ -94,7 +94,9 @@ class Stage3Config:
     updates_per_batch: int = 1             # optimiser passes over each batch of rollouts
     micro_batch: int = 16                  # turns per forward/backward
     judge: str = 'rule'                    # 'rule' (SimPhone's checker) or 'openai' (OpenAIJudge, GPT-4o by default; needed without a checker)
-    mixed_precision: str = 'no'            # accelerate: 'no', 'bf16' or 'fp16'
+    mixed_precision: str = 'no'            # accelerate: 'no', 'bf16' or 'fp16' (autocast over the weights' dtype)
+    dtype: str = 'float32'                 # the weights' dtype: fp32 for a full finetune (mobile_r1.precision); the frozen reference loads in bf16 under 'bf16'
+    gradient_checkpointing: bool = False   # recompute each layer's activations in the backward pass: memory for time
     checkpoint_every: int = 5              # iterations between checkpoints (resumable)
     lora: bool = False
     seed: int = 0
@@ -107,7 +109,7 @@ class Stage3Config:
         "Qwen2.5-VL-3B on GPUs with the GPT-4o judge (group size and rates not published: common choices)."
         return cls(**{**dict(base='runs/stage2-3b', tasks_per_iter=8, G=8, iterations=300, max_turns=15, lr=1e-6,
                              beta=0.04, max_new_tokens=512, judge='openai', mixed_precision='bf16',
-                             prompt=PromptConfig.paper()), **kw})
+                             gradient_checkpointing=True, prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/10_stage3_grpo.ipynb #96fc612c
 def turn_correctness(trajs: Sequence[Trajectory]) -> list[list[float]]:
@@ -148,6 +150,12 @@ def stage3_env(cfg: Stage3Config, judge, world: int = 1, rank: int = 0) -> Env:
     return env
 
 # %% ../nbs/10_stage3_grpo.ipynb #c987c764
+def ref_logps(model, ref, tb: dict, acc) -> torch.Tensor:
+    "The reference policy's answer log-probabilities: `ref`'s, or under LoRA (`ref` None) the model's with its adapter off."
+    with torch.no_grad(), acc.autocast():
+        if ref is not None: return token_logps(ref, tb)
+        with acc.unwrap_model(model).disable_adapter(): return token_logps(model, tb)
+
 def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None) -> tuple[float, float]:
     "`updates_per_batch` optimiser steps over `items` (instruction, turn, advantage), the loss a mean over `n_turns` (all processes')."
     n_turns = n_turns or len(items)
@@ -161,9 +169,7 @@ def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None
             tb = turn_batch(policy, [t for _, t, _ in mb], [q for q, _, _ in mb], cfg.prompt)
             with acc.autocast(): logp = token_logps(model, tb)                           # (B, T)
             if u == 0: olds[b] = logp.detach()                                            # pi_old: the sampling policy
-            ref_lp = None
-            if ref is not None:
-                with torch.no_grad(): ref_lp = token_logps(ref, tb)
+            ref_lp = ref_logps(model, ref, tb, acc) if cfg.beta > 0 else None
             adv = torch.tensor([a for _, _, a in mb], dtype=logp.dtype, device=logp.device)
             loss, info = grpo_loss(logp, olds[b], adv, tb['mask'].to(logp.device), cfg.eps_clip, ref_lp, cfg.beta, n_answers=n_turns)
             acc.backward(loss)
@@ -207,10 +213,13 @@ def _start(cfg: Stage3Config, acc: Accelerator) -> tuple:
     "The model, processor, reference model, optimiser and first iteration: from `cfg.base`, or the last checkpoint."
     ck = _ckpt_dir(cfg)
     start = json.loads((ck / 'mobile_r1.json').read_text())['iteration'] if (ck / 'mobile_r1.json').exists() else 0
-    pcfg = PolicyConfig(model=str(ck) if start else cfg.base, freeze_vision=True, lora=cfg.lora,
+    pcfg = PolicyConfig(model=str(ck) if start else cfg.base, freeze_vision=True, lora=cfg.lora, dtype=cfg.dtype,
                         min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels)
     model, proc = load_policy(pcfg)
-    ref = load_policy(PolicyConfig(model=cfg.base))[0].eval().requires_grad_(False) if cfg.beta > 0 else None
+    if cfg.gradient_checkpointing: model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={'use_reentrant': False})
+    ref_dtype = 'bfloat16' if cfg.mixed_precision == 'bf16' else cfg.dtype               # frozen: no update to lose
+    ref = (load_policy(PolicyConfig(model=cfg.base, dtype=ref_dtype))[0].eval().requires_grad_(False)
+           if cfg.beta > 0 and not cfg.lora else None)                                      # LoRA: the base with the adapter off
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=cfg.lr)
     if start and not (ck / 'optimizer.pt').exists():
         raise RuntimeError(f'{ck} holds weights but no optimizer.pt: resuming would restart AdamW silently; delete the folder to rerun stage 3')
@@ -235,7 +244,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, e
     if cfg.vllm is not None and engine is None: need_vllm(cfg.vllm)
     judge = judge or make_judge(cfg.judge)
     use_threads()                                           # its share of the free cores (15a_threads)
-    check_precision('float32', cfg.lora, cfg.mixed_precision)   # fp32 weights; autocast as cfg says (15b_precision)
+    check_precision(cfg.dtype, cfg.lora, cfg.mixed_precision)   # updates that survive (15b_precision)
     acc = Accelerator(cpu=not torch.cuda.is_available(), mixed_precision=cfg.mixed_precision)
     world, rank, main = acc.num_processes, acc.process_index, acc.is_main_process
     env = stage3_env(cfg, judge, world, rank)
