@@ -20,7 +20,8 @@ Terms:
   This is TRL's `loss_type='grpo'`, which stage 2 uses. TRL's other choices, named after the papers that
   proposed them: `'dapo'` (DAPO, ByteDance's "decoupled clip and dynamic sampling" GRPO) averages over all tokens of
   the batch instead, so long answers weigh more; `'dr_grpo'` (Dr. GRPO, "GRPO done right") divides by a constant,
-  the maximum answer length, so no answer's length rescales its tokens.
+  the maximum answer length, so no answer's length rescales its tokens. `grpo_loss(..., loss_type=...)` offers
+  both, as switches (below: "Length normalisation").
 
 In stage 2 an answer is one step; in stage 3 it is one turn of an episode, and $N$ counts every turn of the
 batch, also the turns it never feeds through the model (`n_answers`). `grpo_loss` is that equation, written once;
@@ -35,14 +36,22 @@ import torch
 from .rewards import ADV_EPS
 
 # %% auto #0
-__all__ = ['grpo_loss', 'trajectory_turn_advantages', 'paper_turn_advantages', 'step_aware_turn_advantages', 'turn_advantages']
+__all__ = ['LOSS_TYPES', 'grpo_loss', 'trajectory_turn_advantages', 'paper_turn_advantages', 'step_aware_turn_advantages',
+           'turn_advantages']
 
 # %% ../nbs/01a_grpo.ipynb #grpo0007
+LOSS_TYPES = ('grpo', 'dr_grpo', 'dapo')   # TRL's names for how the token losses are averaged
+
 def grpo_loss(logp, old_logp, adv, mask, eps_clip: float = 0.2, ref_logp=None, beta: float = 0.0,
-              n_answers: int | None = None, kl_ratio: bool = True) -> tuple[torch.Tensor, dict]:
-    """GRPO's clipped loss over answers (rows): token mean per answer, summed and divided by `n_answers` (default: the
-    rows given; pass the batch's total when feeding it in micro-batches); KL (k3) to the reference when beta > 0,
-    weighted by the ratio when `kl_ratio` (TRL's default `use_bias_correction_kl`)."""
+              n_answers: int | None = None, kl_ratio: bool = True, loss_type: str = 'grpo',
+              max_len: int | None = None, n_tokens: int | None = None) -> tuple[torch.Tensor, dict]:
+    """GRPO's clipped loss over answers (rows); KL (k3) to the reference when beta > 0, weighted by the ratio when
+    `kl_ratio` (TRL's default `use_bias_correction_kl`). `loss_type` 'grpo': token mean per answer, summed and divided
+    by `n_answers` (default: the rows given; pass the batch's total when feeding it in micro-batches); 'dr_grpo': token
+    sum divided by `n_answers` · `max_len` (TRL's max_completion_length); 'dapo': token sum divided by `n_tokens`, the
+    batch's answer tokens (default: this mask's)."""
+    if loss_type not in LOSS_TYPES: raise ValueError(f'loss_type must be one of {LOSS_TYPES}, got {loss_type!r}')
+    if loss_type == 'dr_grpo' and not max_len: raise ValueError("loss_type='dr_grpo' divides by a constant: pass max_len (TRL's max_completion_length)")
     ratio = torch.exp(logp - old_logp)                                                    # (B, T)
     A = adv[:, None]                                                                      # (B, 1)
     pg = -torch.min(ratio * A, ratio.clamp(1 - eps_clip, 1 + eps_clip) * A)               # (B, T)
@@ -51,9 +60,12 @@ def grpo_loss(logp, old_logp, adv, mask, eps_clip: float = 0.2, ref_logp=None, b
         r = ref_logp - logp
         kl = torch.exp(r) - r - 1                                                         # (B, T), >= 0
     kl_term = kl * ratio if kl_ratio else kl                                              # ratio 1 when on-policy
-    per_answer = ((pg + beta * kl_term) * mask).sum(1) / mask.sum(1).clamp(min=1)         # (B,)
+    per_token = (pg + beta * kl_term) * mask                                              # (B, T)
     n = mask.sum().clamp(min=1)
-    return per_answer.sum() / (n_answers or len(per_answer)), {
+    if loss_type == 'grpo': loss = (per_token.sum(1) / mask.sum(1).clamp(min=1)).sum() / (n_answers or len(logp))
+    elif loss_type == 'dr_grpo': loss = per_token.sum() / ((n_answers or len(logp)) * max_len)
+    else: loss = per_token.sum() / max(n_tokens or n, 1)
+    return loss, {
         'kl': ((kl * mask).sum() / n).item(), 'clip_frac': ((((ratio - 1).abs() > eps_clip).float() * mask).sum() / n).item()}
 
 # %% ../nbs/01a_grpo.ipynb #grpo0011

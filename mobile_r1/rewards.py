@@ -15,6 +15,10 @@ $$R_{task} = s + w \cdot \Big(2 \cdot \tfrac{1}{T}\textstyle\sum_t R_{fmt,t} - 1
 that needs no value network) samples $G$ answers (or trajectories) for one prompt (or instruction) and
 normalises each reward within its group: $A_i = (R_i - \mathrm{mean}(R)) / (\mathrm{std}(R) + \epsilon)$.
 
+Two departures from the paper, each behind a switch that is off by default: partial credit for a click that
+narrowly misses its box (GUI-G²'s Gaussian point reward, `partial_action_reward`) and advantages without the
+division by the std (Dr. GRPO, `group_advantages(..., scale_rewards='none')`).
+
 Every function here is pure. The `*_fn` wrappers follow TRL's reward contract
 `(prompts, completions, **columns) -> list[float]`, so stage 2 hands them to `GRPOTrainer` unchanged."""
 
@@ -29,9 +33,10 @@ from .actions import (Action, Click, LongPress, Swipe, Type, Key, Open, SystemBu
                                Frame, Parsed, action_to_frame, parse_response)
 
 # %% auto #0
-__all__ = ['POINT_TOLERANCE', 'TASK_FORMAT_WEIGHT', 'ADV_EPS', 'format_reward', 'in_box', 'swipe_direction', 'norm_text',
-           'action_reward', 'step_reward', 'trajectory_format_term', 'task_reward', 'completion_text',
-           'format_reward_fn', 'action_reward_fn', 'group_advantages', 'frac_zero_std']
+__all__ = ['POINT_TOLERANCE', 'GAUSS_ALPHA', 'PARTIAL_CREDIT', 'TASK_FORMAT_WEIGHT', 'ADV_EPS', 'SCALE_REWARDS', 'format_reward',
+           'in_box', 'swipe_direction', 'norm_text', 'action_reward', 'gaussian_point_reward', 'partial_action_reward',
+           'step_reward', 'trajectory_format_term', 'task_reward', 'completion_text', 'format_reward_fn',
+           'action_reward_fn', 'group_advantages', 'frac_zero_std']
 
 # %% ../nbs/01_rewards.ipynb #1789e79b
 def format_reward(text: str) -> float:
@@ -86,6 +91,27 @@ def action_reward(pred: Action | None, gold: Action, bbox=None, *, screen=None, 
         case _: raise TypeError(f'unknown action {gold!r}')
     return float(ok)
 
+# %% ../nbs/01_rewards.ipynb #pc02
+GAUSS_ALPHA = 0.5     # GUI-G²'s sigma: alpha times the box's width and height
+PARTIAL_CREDIT = 0.5  # w: a miss earns w * g < w; a hit earns 1
+
+def gaussian_point_reward(point, bbox, alpha: float = GAUSS_ALPHA) -> float:
+    "GUI-G²'s Gaussian point reward exp(-½((dx/σx)² + (dy/σy)²)) around the centre of `bbox`, σ = `alpha` · its width, height."
+    x, y = point
+    x1, y1, x2, y2 = bbox
+    sx, sy = alpha * max(x2 - x1, 1), alpha * max(y2 - y1, 1)         # a box with no width or height: 1 px
+    dx, dy = x - (x1 + x2) / 2, y - (y1 + y2) / 2
+    return math.exp(-0.5 * ((dx / sx) ** 2 + (dy / sy) ** 2))
+
+def partial_action_reward(pred: Action | None, gold: Action, bbox=None, *, screen=None, model_frame: Frame | None = None,
+                          weight: float = PARTIAL_CREDIT) -> float:
+    "`action_reward` with partial credit for a near miss: hit + (1 − hit) · `weight` · Gaussian, for click and long press with a box."
+    if not 0 <= weight <= 1: raise ValueError(f'weight must lie in [0, 1] so that a miss never pays more than a hit, got {weight}')
+    hit = action_reward(pred, gold, bbox, screen=screen, model_frame=model_frame)
+    if hit or not weight or bbox is None or not isinstance(gold, (Click, LongPress)) or type(pred) is not type(gold): return hit
+    p = action_to_frame(pred, model_frame, Frame(*screen)) if model_frame is not None else pred
+    return weight * gaussian_point_reward(p.coordinate, bbox)
+
 # %% ../nbs/01_rewards.ipynb #90f3d4f2
 def step_reward(text: str, gold: Action, bbox=None, *, screen=None, model_frame: Frame | None = None) -> float:
     "The paper's action-level reward R_act + R_fmt for one answer `text` against golden `gold`."
@@ -125,8 +151,8 @@ def format_reward_fn(prompts, completions, **columns) -> list[float]:
     return [format_reward(completion_text(c)) for c in completions]
 
 def action_reward_fn(prompts, completions, gold, image_width, image_height, bbox=None,
-                     model_width=None, model_height=None, **columns) -> list[float]:
-    "TRL reward: the action reward of each completion against its row's golden action."
+                     model_width=None, model_height=None, partial_credit: float = 0.0, **columns) -> list[float]:
+    "TRL reward: the action reward of each completion against its row's golden action (`partial_credit` > 0: GUI-G²'s near-miss credit)."
     n = len(completions)
     bbox = bbox if bbox is not None else [None] * n
     out = []
@@ -134,19 +160,28 @@ def action_reward_fn(prompts, completions, gold, image_width, image_height, bbox
         screen = (image_width[i], image_height[i])
         mf = Frame(model_width[i], model_height[i]) if model_width is not None and model_width[i] else None
         pred = parse_response(completion_text(c)).action
-        out.append(action_reward(pred, _gold_action(gold[i]), bbox[i], screen=screen, model_frame=mf))
+        if partial_credit: out.append(partial_action_reward(pred, _gold_action(gold[i]), bbox[i], screen=screen, model_frame=mf,
+                                                            weight=partial_credit))
+        else: out.append(action_reward(pred, _gold_action(gold[i]), bbox[i], screen=screen, model_frame=mf))
     return out
 
 # %% ../nbs/01_rewards.ipynb #0897bf40
 ADV_EPS = 1e-4
 
-def group_advantages(rewards, group_size: int, eps: float = ADV_EPS) -> torch.Tensor:
-    "Group-normalised advantages of a flat reward vector whose consecutive `group_size` entries form a group."
+SCALE_REWARDS = ('group', 'batch', 'none')   # TRL's GRPOConfig.scale_rewards; True means 'group', False 'none'
+
+def group_advantages(rewards, group_size: int, eps: float = ADV_EPS, scale_rewards: bool | str = 'group') -> torch.Tensor:
+    """Group-relative advantages of a flat reward vector whose consecutive `group_size` entries form a group: minus the
+    group mean, divided by the group's std (`scale_rewards` 'group' or True), the whole vector's ('batch'), or not ('none' or False)."""
+    scale = {True: 'group', False: 'none'}.get(scale_rewards, scale_rewards)
+    if scale not in SCALE_REWARDS: raise ValueError(f'scale_rewards must be one of {SCALE_REWARDS} (or True, False), got {scale_rewards!r}')
     r = torch.as_tensor(rewards, dtype=torch.float32).flatten()                   # (N,)
     if group_size < 2: raise ValueError(f'group_size must be at least 2 to compare samples, got {group_size}')
     if r.numel() % group_size: raise ValueError(f'{r.numel()} rewards do not split into groups of {group_size}')
     g = r.view(-1, group_size)                                                      # (N/G, G)
-    adv = (g - g.mean(dim=1, keepdim=True)) / (g.std(dim=1, keepdim=True) + eps)   # std: Bessel-corrected
+    adv = g - g.mean(dim=1, keepdim=True)
+    if scale == 'group': adv = adv / (g.std(dim=1, keepdim=True) + eps)            # std: Bessel-corrected
+    elif scale == 'batch': adv = adv / (r.std() + eps)
     return adv.flatten()                                                            # (N,)
 
 def frac_zero_std(rewards, group_size: int) -> float:

@@ -16,7 +16,7 @@ and the metric rows that feed the reward curves."""
 
 # %% ../nbs/09_stage2_grpo.ipynb #ac775550
 from __future__ import annotations
-import json, os, random, time
+import functools, json, os, random, time
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Sequence
@@ -27,15 +27,15 @@ from trl import GRPOConfig, GRPOTrainer
 from .data import PromptConfig, read_dataset, step_sample
 from .metrics import MetricsCallback, MetricsLog, quiet
 from .policy import Policy, PolicyConfig, load_policy, save_policy
-from .rewards import action_reward, action_reward_fn, format_reward_fn, group_advantages, step_reward
+from .rewards import SCALE_REWARDS, action_reward, action_reward_fn, format_reward_fn, group_advantages, step_reward
 from .env import Env, make_env, play
 from .generation import need_vllm
 from .threads import use_threads
 from .precision import check_precision
 
 # %% auto #0
-__all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'sampled_correct',
-           'visited_dataset', 'env_visits']
+__all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'stage2_reward_funcs',
+           'sampled_correct', 'visited_dataset', 'env_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -61,11 +61,14 @@ class Stage2Config:
     out_dir: str = 'runs/stage2'          # where the trained model is saved (atomically)
     G: int = 8                            # answers sampled per step (TRL's num_generations)
     prompts_per_step: int = 2             # recorded steps per optimiser step (batch = G · prompts_per_step answers)
+    micro_batch: int | None = None        # answers per forward and backward (None: the whole batch); the rest by gradient accumulation
     max_steps: int = 60                   # optimiser steps
     lr: float = 1e-4                      # learning rate
     beta: float = 0.05                    # KL weight to the starting (reference) policy; 0 disables the reference model
     epsilon: float = 0.2                  # PPO clip range
     loss_type: str = 'grpo'               # 'grpo' (per-answer mean, the paper's equation) or TRL's 'dapo', 'dr_grpo', ...
+    scale_rewards: str | bool = 'group'   # TRL's: 'group' (divide by the group's std), 'none' (Dr. GRPO's mean-only), 'batch'
+    partial_credit: float = 0.0           # w of GUI-G²'s near-miss credit for taps (mobile_r1.rewards.partial_action_reward); 0: binary
     temperature: float = 1.0              # sampling temperature
     max_completion_length: int = 128      # answer tokens (our answers are about 60)
     freeze_vision: bool = True            # the paper freezes the vision tower in both RL stages
@@ -92,7 +95,7 @@ class Stage2Config:
     def paper(cls, **kw) -> 'Stage2Config':
         "Qwen2.5-VL-3B on GPUs (not published by the paper: common GRPO values for a 3B VLM)."
         return cls(**{**dict(base='runs/stage1-3b', G=8, prompts_per_step=8, max_steps=1000, lr=1e-6, beta=0.04,
-                             max_completion_length=512, dtype='float32', mixed_precision='bf16',
+                             max_completion_length=512, dtype='float32', mixed_precision='bf16', micro_batch=8,
                              prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/09_stage2_grpo.ipynb #16d537c0
@@ -104,10 +107,17 @@ def vllm_args(cfg: Stage2Config) -> dict:
 
 def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
     "TRL's GRPOConfig for `cfg`."
+    if {True: 'group', False: 'none'}.get(cfg.scale_rewards, cfg.scale_rewards) not in SCALE_REWARDS:
+        raise ValueError(f'scale_rewards must be one of {SCALE_REWARDS} (or True, False), got {cfg.scale_rewards!r}')
+    batch = cfg.G * cfg.prompts_per_step                     # one step's answers, generated together (TRL's generation batch)
+    micro = cfg.micro_batch or batch
+    if micro < 1 or batch % micro: raise ValueError(f'micro_batch must divide G · prompts_per_step = {batch}, got {cfg.micro_batch}')
     cpu = not torch.cuda.is_available()
     return GRPOConfig(output_dir=str(out / 'trainer'), max_steps=cfg.max_steps, learning_rate=cfg.lr,
-                      per_device_train_batch_size=cfg.G * cfg.prompts_per_step, num_generations=cfg.G,
-                      beta=cfg.beta, epsilon=cfg.epsilon, loss_type=cfg.loss_type, temperature=cfg.temperature,
+                      per_device_train_batch_size=micro, gradient_accumulation_steps=batch // micro,
+                      num_generations=cfg.G,
+                      beta=cfg.beta, epsilon=cfg.epsilon, loss_type=cfg.loss_type, scale_rewards=cfg.scale_rewards,
+                      temperature=cfg.temperature,
                       max_completion_length=cfg.max_completion_length, logging_steps=cfg.logging_steps,
                       save_strategy='no', report_to=[], seed=cfg.seed, use_cpu=cpu,
                       bf16=(cfg.mixed_precision == 'bf16' and not cpu),
@@ -120,11 +130,11 @@ def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward
     ds = grpo_dataset(read_dataset(cfg.data, cfg.first_tap), cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
-    return quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn], args=grpo_args(cfg, out),
+    return quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg), args=grpo_args(cfg, out),
                              train_dataset=ds, processing_class=proc, callbacks=[MetricsCallback(log)] if log else None))
 
 def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None, on_round=None) -> Path:
-    """Run stage 2 and save the trained model; returns its folder. `reward_funcs` defaults to action + format;
+    """Run stage 2 and save the trained model; returns its folder. `reward_funcs` defaults to action + format (`stage2_reward_funcs`);
     `on_round(r, policy)` is called after each visited round r = 1, 2, ... (e.g. to evaluate; it must not train the policy)."""
     if cfg.states not in ('recorded', 'visited'): raise ValueError(f"states must be 'recorded' or 'visited', got {cfg.states!r}")
     if on_round is not None and cfg.states != 'visited':
@@ -142,6 +152,13 @@ def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=
     if state.is_main_process: save_policy(model, proc, cfg.out_dir, {'stage': 2, 'base': cfg.base, 'steps': steps, 'config': asdict(cfg)})
     state.wait_for_everyone()
     return Path(cfg.out_dir)
+
+# %% ../nbs/09_stage2_grpo.ipynb #s2fx02
+def stage2_reward_funcs(cfg: Stage2Config) -> list:
+    "Stage 2's TRL rewards: the action reward (with GUI-G²'s near-miss credit when `cfg.partial_credit` > 0) and the format reward."
+    if not 0 <= cfg.partial_credit <= 1: raise ValueError(f'partial_credit must lie in [0, 1] (a miss never pays more than a hit), got {cfg.partial_credit}')
+    act = functools.partial(action_reward_fn, partial_credit=cfg.partial_credit) if cfg.partial_credit else action_reward_fn
+    return [act, format_reward_fn]
 
 # %% ../nbs/09_stage2_grpo.ipynb #1554de8a
 def _pop_ref_adapter(model) -> dict | None:
@@ -169,7 +186,7 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs, on_round=None) -> tuple
         ds, stats = env_visits(Policy(model, proc), cfg, r)
         if log: log.log(done, **stats)
         ref = _pop_ref_adapter(model)
-        trainer = quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or [action_reward_fn, format_reward_fn],
+        trainer = quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg),
                                     args=grpo_args(replace(cfg, max_steps=k, seed=cfg.seed + r), Path(cfg.out_dir)),
                                     train_dataset=ds, processing_class=proc,
                                     callbacks=[MetricsCallback(log, step_offset=done)] if log else None))

@@ -54,3 +54,26 @@ def test_visited_rounds_with_lora_keep_the_start_as_reference(tiny_model, tmp_pa
     train_stage2(cfg, reward_funcs=[spy_reward])
     assert len(refs) == 2 and refs[0]
     assert all(torch.equal(refs[0][n], refs[1][n]) for n in refs[0])       # round 2's reference is round 1's: the start
+
+
+def test_micro_batches_give_the_same_step(tiny_model, sim_data, tmp_path):
+    "`micro_batch` trains a step's answers in smaller forwards (gradient accumulation): the same answers, the same gradient."
+    from transformers import TrainerCallback
+    from mobile_r1.stage2 import make_stage2_trainer
+
+    class Grads(TrainerCallback):
+        def __init__(self): self.grads = None
+        def on_pre_optimizer_step(self, args, state, control, model=None, **kw):
+            self.grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+
+    def step(micro):
+        cfg = Stage2Config(base=str(tiny_model), data=str(sim_data['train']), out_dir=str(tmp_path / f's2-{micro}'), max_steps=1,
+                           G=4, prompts_per_step=2, micro_batch=micro, max_completion_length=16, beta=0.0)
+        trainer, cb = make_stage2_trainer(cfg, reward_funcs=[spy_reward]), Grads()
+        trainer.add_callback(cb)
+        trainer.train()
+        return cb.grads
+
+    whole, parts = step(None), step(2)
+    assert whole and whole.keys() == parts.keys() and any(g.abs().sum() > 0 for g in whole.values())
+    for n in whole: torch.testing.assert_close(parts[n], whole[n], rtol=1e-4, atol=1e-6, msg=n)
