@@ -1,4 +1,4 @@
-r"""One clipped, KL-regularised loss for both RL stages, and the two ways stage 3 hands a trajectory's advantage to its turns: trajectory-level credit and the step-aware departure.
+r"""One clipped, KL-regularised loss for both RL stages, the three ways stage 3 hands a trajectory's advantage to its turns (trajectory-level credit, the step-aware departure, GiGPO's step groups), and the steps that keep only groups with signal (dynamic sampling, replay).
 
 GRPO (group relative policy optimisation) samples $G$ answers (stage 2) or $G$ whole episodes (stage 3) for the
 same prompt, rewards each, and turns the rewards into advantages relative to the group,
@@ -31,30 +31,33 @@ stage 3 calls it, and `09_stage2_grpo` shows that TRL's trainer computes the sam
 
 # %% ../nbs/01a_grpo.ipynb #grpo0004
 from __future__ import annotations
+import hashlib
 from typing import Sequence
 import torch
 from .rewards import ADV_EPS
 
 # %% auto #0
 __all__ = ['LOSS_TYPES', 'grpo_loss', 'trajectory_turn_advantages', 'paper_turn_advantages', 'step_aware_turn_advantages',
-           'turn_advantages']
+           'state_key', 'gigpo_turn_advantages', 'turn_advantages', 'signal_groups', 'ReplayBuffer', 'train_groups']
 
 # %% ../nbs/01a_grpo.ipynb #grpo0007
 LOSS_TYPES = ('grpo', 'dr_grpo', 'dapo')   # TRL's names for how the token losses are averaged
 
 def grpo_loss(logp, old_logp, adv, mask, eps_clip: float = 0.2, ref_logp=None, beta: float = 0.0,
               n_answers: int | None = None, kl_ratio: bool = True, loss_type: str = 'grpo',
-              max_len: int | None = None, n_tokens: int | None = None) -> tuple[torch.Tensor, dict]:
+              max_len: int | None = None, n_tokens: int | None = None, eps_high: float | None = None) -> tuple[torch.Tensor, dict]:
     """GRPO's clipped loss over answers (rows); KL (k3) to the reference when beta > 0, weighted by the ratio when
     `kl_ratio` (TRL's default `use_bias_correction_kl`). `loss_type` 'grpo': token mean per answer, summed and divided
     by `n_answers` (default: the rows given; pass the batch's total when feeding it in micro-batches); 'dr_grpo': token
     sum divided by `n_answers` · `max_len` (TRL's max_completion_length); 'dapo': token sum divided by `n_tokens`, the
-    batch's answer tokens (default: this mask's)."""
+    batch's answer tokens (default: this mask's). `eps_high`: DAPO's clip-higher, the ratio's upper bound 1 + eps_high
+    (default: `eps_clip`, the symmetric clip)."""
     if loss_type not in LOSS_TYPES: raise ValueError(f'loss_type must be one of {LOSS_TYPES}, got {loss_type!r}')
     if loss_type == 'dr_grpo' and not max_len: raise ValueError("loss_type='dr_grpo' divides by a constant: pass max_len (TRL's max_completion_length)")
     ratio = torch.exp(logp - old_logp)                                                    # (B, T)
     A = adv[:, None]                                                                      # (B, 1)
-    pg = -torch.min(ratio * A, ratio.clamp(1 - eps_clip, 1 + eps_clip) * A)               # (B, T)
+    hi = eps_clip if eps_high is None else eps_high
+    pg = -torch.min(ratio * A, ratio.clamp(1 - eps_clip, 1 + hi) * A)                      # (B, T)
     kl = torch.zeros_like(logp)
     if beta > 0 and ref_logp is not None:
         r = ref_logp - logp
@@ -66,7 +69,7 @@ def grpo_loss(logp, old_logp, adv, mask, eps_clip: float = 0.2, ref_logp=None, b
     elif loss_type == 'dr_grpo': loss = per_token.sum() / ((n_answers or len(logp)) * max_len)
     else: loss = per_token.sum() / max(n_tokens or n, 1)
     return loss, {
-        'kl': ((kl * mask).sum() / n).item(), 'clip_frac': ((((ratio - 1).abs() > eps_clip).float() * mask).sum() / n).item()}
+        'kl': ((kl * mask).sum() / n).item(), 'clip_frac': ((((ratio < 1 - eps_clip) | (ratio > 1 + hi)).float() * mask).sum() / n).item()}
 
 # %% ../nbs/01a_grpo.ipynb #grpo0011
 def trajectory_turn_advantages(traj_adv: torch.Tensor, turns_per_traj: Sequence[int]) -> list[float]:
@@ -91,8 +94,89 @@ def step_aware_turn_advantages(traj_adv: torch.Tensor, correct: Sequence[Sequenc
         for x in c_hat: out[k] += lam * float(x); k += 1
     return out
 
+
+# %% ../nbs/01a_grpo.ipynb #gigpo02
+def state_key(turn) -> str:
+    "A hash of the screen a turn stood on: its screenshot's pixels (exact on SimPhone; on a real phone, approximate)."
+    im = turn.screenshot
+    return hashlib.sha1(im.tobytes() + f'{im.mode}{im.size}'.encode()).hexdigest()
+
+def gigpo_turn_advantages(traj_adv: torch.Tensor, rewards: Sequence[float], keys: Sequence[Sequence[str]], G: int,
+                          omega: float = 1.0, gamma: float = 0.95, scale_rewards: bool | str = 'group') -> list[float]:
+    """GiGPO: each turn's episode advantage plus `omega` times its step advantage. Within each group of `G` episodes,
+    the turns with equal `keys` (their states) form a step group; a turn's return gamma^(T-1-t) · R_i is compared with
+    its step group's mean (and divided by its std unless `scale_rewards` is 'none'). Turns alone on a state add 0."""
+    out = trajectory_turn_advantages(traj_adv, [len(k) for k in keys])
+    scale = {True: 'group', False: 'none'}.get(scale_rewards, scale_rewards) != 'none'
+    k = 0
+    for g in range(0, len(keys), G):
+        rets = [(key, gamma ** (len(ks) - 1 - t) * float(r)) for ks, r in zip(keys[g:g + G], rewards[g:g + G]) for t, key in enumerate(ks)]
+        groups = {}
+        for key, r in rets: groups.setdefault(key, []).append(r)
+        for key, r in rets:
+            s = torch.tensor(groups[key])
+            if len(s) > 1: out[k] += omega * float((r - s.mean()) / (s.std() + ADV_EPS) if scale else r - s.mean())
+            k += 1
+    return out
+
+# %% ../nbs/01a_grpo.ipynb #gigpo05
 def turn_advantages(traj_adv: torch.Tensor, trajs: Sequence, G: int, step_aware: float = 0.0,
-                    correct: Sequence[Sequence[float]] | None = None) -> list[float]:
-    "Stage 3's choice: trajectory-level credit, or the step-aware departure when `step_aware` > 0 and turn `correct`ness is given."
+                    correct: Sequence[Sequence[float]] | None = None, gigpo: float = 0.0, rewards: Sequence[float] | None = None,
+                    gamma: float = 0.95, scale_rewards: bool | str = 'group') -> list[float]:
+    """Stage 3's choice: trajectory-level credit; the step-aware departure when `step_aware` > 0 and turn `correct`ness
+    is given; GiGPO's step-level credit when `gigpo` = omega > 0 and the episodes' `rewards` are given."""
+    if step_aware and gigpo: raise ValueError('step_aware and gigpo are two credit rules: set one of them to 0')
     if step_aware and correct is not None: return step_aware_turn_advantages(traj_adv, correct, G, step_aware)
+    if gigpo and rewards is not None:
+        return gigpo_turn_advantages(traj_adv, rewards, [[state_key(t) for t in tr.turns] for tr in trajs], G, gigpo, gamma, scale_rewards)
     return trajectory_turn_advantages(traj_adv, [len(t.turns) for t in trajs])
+
+# %% ../nbs/01a_grpo.ipynb #dyn02
+def signal_groups(rewards: Sequence[float], G: int, tol: float = 1e-8) -> list[bool]:
+    "For each consecutive group of `G` rewards: whether they differ (a group of equal rewards gives every member A = 0)."
+    if len(rewards) % G: raise ValueError(f'{len(rewards)} rewards do not split into groups of {G}')
+    return [max(rewards[g:g + G]) - min(rewards[g:g + G]) > tol for g in range(0, len(rewards), G)]
+
+class ReplayBuffer:
+    "The latest success of each task (its episode and reward), to put into a group of that task that fails every time."
+    def __init__(self): self.best = {}
+    def add(self, key, episode, reward: float, success: bool):
+        "Keep `episode` as `key`'s latest success."
+        if success: self.best[key] = (episode, reward)
+    def fill(self, key, episodes: list, rewards: list, successes: Sequence[bool]) -> bool:
+        "When no member of the group succeeded and `key` has a success, put it in place of the last member (in place); whether it did."
+        if any(successes) or key not in self.best: return False
+        episodes[-1], rewards[-1] = self.best[key]
+        return True
+    def __len__(self): return len(self.best)
+
+# %% ../nbs/01a_grpo.ipynb #dyn06
+def train_groups(tasks: Sequence, episodes: Sequence, rewards: Sequence[float], G: int, resample: int = 0, draw=None,
+                 buffer: ReplayBuffer | None = None) -> tuple[list, list, dict]:
+    """The groups to train on, from `tasks` and their G `episodes` and `rewards` each (episodes have `.success`). With a
+    `buffer`, a group that fails every time gets its task's latest success (replay). With `resample` > 0, groups of
+    equal rewards are dropped and at most `resample` extra groups drawn in their place by `draw(n)`, which plays n
+    new groups and returns (tasks, episodes, rewards) (dynamic sampling). Returns the episodes, the rewards, and
+    counts: groups first drawn, those with signal, extra groups played, groups replayed, groups trained."""
+    if resample and draw is None: raise ValueError('resample > 0 draws replacement groups: pass draw(n)')
+    n = dict(groups=len(tasks), signal=sum(signal_groups(rewards, G)), extra=0, replayed=0)
+    def grouped(ts, eps, rs) -> list[tuple[list, list]]:
+        out = []
+        for i, t in enumerate(ts):
+            e, r = list(eps[i * G:(i + 1) * G]), list(rs[i * G:(i + 1) * G])
+            if buffer is not None:
+                key, ok = getattr(t, 'id', t), [bool(x.success) for x in e]
+                for x, y, s in zip(e, r, ok): buffer.add(key, x, y, s)
+                n['replayed'] += buffer.fill(key, e, r, ok)
+            out.append((e, r))
+        return out
+    groups = grouped(tasks, episodes, rewards)
+    if resample:
+        keep = [g for g in groups if signal_groups(g[1], G)[0]]
+        while len(keep) < len(groups) and n['extra'] < resample:
+            k = min(len(groups) - len(keep), resample - n['extra'])
+            keep += [g for g in grouped(*draw(k)) if signal_groups(g[1], G)[0]]
+            n['extra'] += k
+        groups = keep
+    n['trained'] = len(groups)
+    return [e for g in groups for e in g[0]], [r for g in groups for r in g[1]], n

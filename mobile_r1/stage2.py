@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools, json, os, random, time
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Sequence
 import torch
 from datasets import Dataset
@@ -35,7 +36,7 @@ from .precision import check_precision
 
 # %% auto #0
 __all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'stage2_reward_funcs',
-           'sampled_correct', 'visited_dataset', 'env_visits']
+           'sampled_correct', 'screen_states', 'recorded_turns', 'visited_dataset', 'env_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -66,6 +67,7 @@ class Stage2Config:
     lr: float = 1e-4                      # learning rate
     beta: float = 0.05                    # KL weight to the starting (reference) policy; 0 disables the reference model
     epsilon: float = 0.2                  # PPO clip range
+    epsilon_high: float | None = None     # DAPO's clip-higher (TRL's field): the ratio's upper bound 1 + epsilon_high (None: epsilon)
     loss_type: str = 'grpo'               # 'grpo' (per-answer mean, the paper's equation) or TRL's 'dapo', 'dr_grpo', ...
     scale_rewards: str | bool = 'group'   # TRL's: 'group' (divide by the group's std), 'none' (Dr. GRPO's mean-only), 'batch'
     partial_credit: float = 0.0           # w of GUI-G²'s near-miss credit for taps (mobile_r1.rewards.partial_action_reward); 0: binary
@@ -86,7 +88,7 @@ class Stage2Config:
     world: tuple | None = None            # 'visited': the SimPhone world (apps, app/templates or task ids) whose train tasks are played (None: all)
     popup_prob: float = 0.1               # 'visited': SimPhone's pop-up probability
     max_turns: int = 10                   # 'visited': step limit of an episode
-    screen: int = 0                       # 'visited': answers sampled per state first; only states where they disagree are kept (0: all)
+    screen: int = 0                       # dynamic sampling: answers sampled per state first; only states where they disagree are kept (0: all)
     # generation on vLLM (TRL's own paths; needs `pip install vllm` and a GPU)
     vllm: str | None = None               # None: the model's own generate; 'server' (a running `vllm serve`) or 'colocate' (in-process)
     vllm_server: str | None = None        # 'server': the `vllm serve` base URL, e.g. http://127.0.0.1:8000 (None: TRL's default host and port)
@@ -116,7 +118,7 @@ def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
     return GRPOConfig(output_dir=str(out / 'trainer'), max_steps=cfg.max_steps, learning_rate=cfg.lr,
                       per_device_train_batch_size=micro, gradient_accumulation_steps=batch // micro,
                       num_generations=cfg.G,
-                      beta=cfg.beta, epsilon=cfg.epsilon, loss_type=cfg.loss_type, scale_rewards=cfg.scale_rewards,
+                      beta=cfg.beta, epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high, loss_type=cfg.loss_type, scale_rewards=cfg.scale_rewards,
                       temperature=cfg.temperature,
                       max_completion_length=cfg.max_completion_length, logging_steps=cfg.logging_steps,
                       save_strategy='no', report_to=[], seed=cfg.seed, use_cpu=cpu,
@@ -127,9 +129,14 @@ def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
 def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> GRPOTrainer:
     "A GRPOTrainer over `cfg.data`, starting from `cfg.base` (vision frozen), rewarding action + format."
     out = Path(cfg.out_dir)
-    ds = grpo_dataset(read_dataset(cfg.data, cfg.first_tap), cfg.prompt)
+    episodes = read_dataset(cfg.data, cfg.first_tap)
+    ds = grpo_dataset(episodes, cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
+    if cfg.screen:                                                # dynamic sampling on the recorded states, before training
+        keep, stats = screen_states(Policy(model, proc), recorded_turns(episodes), cfg.screen, cfg.prompt, cfg.temperature, 'screen/')
+        ds = ds.select(keep or range(len(ds)))                    # none mixed: all (screen/signal_share says 0)
+        if log: log.log(0, **stats)
     return quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg), args=grpo_args(cfg, out),
                              train_dataset=ds, processing_class=proc, callbacks=[MetricsCallback(log)] if log else None))
 
@@ -212,6 +219,20 @@ def sampled_correct(policy, turns: Sequence, n: int, prompt: PromptConfig = Prom
                 for j, (_, t) in enumerate(chunk)]
     return [int(k) for k in out]
 
+def screen_states(policy, turns: Sequence, n: int, prompt: PromptConfig = PromptConfig(), temperature: float = 1.0,
+                  prefix: str = 'screen/') -> tuple[list[int], dict]:
+    """Dynamic sampling before training: the indices of the (instruction, turn) `turns` where `n` answers sampled at
+    `temperature` disagree on the action reward (a group drawn there carries signal), and the counts."""
+    k = sampled_correct(policy, turns, n, prompt, temperature=temperature)
+    keep = [i for i, x in enumerate(k) if 0 < x < n]
+    return keep, {f'{prefix}never_solved': sum(x == 0 for x in k) / len(k), f'{prefix}always_solved': sum(x == n for x in k) / len(k),
+                  f'{prefix}signal_share': len(keep) / len(k)}
+
+def recorded_turns(episodes: Sequence) -> list[tuple]:
+    "(instruction, turn) for every recorded step, as `sampled_correct` reads them: the golden history, the screenshot, the golden action and box."
+    return [(ep.instruction, SimpleNamespace(history=[s.sentence() for s in ep.steps[:i]], screenshot=ep.image(i), gold=(st.action, st.bbox)))
+            for ep in episodes for i, st in enumerate(ep.steps)]
+
 def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10, prompt: PromptConfig = PromptConfig(),
                     screen: int = 0, temperature: float = 1.0) -> tuple[Dataset, dict]:
     "GRPO rows for the states `policy` reaches (greedy) playing the (task, seed) `jobs` on `env`, labelled by its expert; plus counts."
@@ -222,9 +243,9 @@ def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10
     stats = {'visit/episodes': len(trajs), 'visit/success_rate': sum(bool(t.success) for t in trajs) / len(trajs),
              'visit/states': len(turns), 'visit/wrong_rate': wrong / len(turns)}
     if screen:                 # keep the states where sampled answers disagree: the others give every answer A = 0
-        k = sampled_correct(policy, turns, screen, prompt, temperature=temperature)   # as training will sample
-        stats.update({'visit/never_solved': sum(x == 0 for x in k) / len(k), 'visit/always_solved': sum(x == screen for x in k) / len(k)})
-        turns = [tu for tu, x in zip(turns, k) if 0 < x < screen] or turns   # none mixed: keep all (A = 0 each; visit/kept says so)
+        keep, s = screen_states(policy, turns, screen, prompt, temperature, 'visit/')   # as training will sample
+        stats.update(s)
+        turns = [turns[i] for i in keep] or turns   # none mixed: keep all (A = 0 each; visit/signal_share says 0)
     stats['visit/kept'] = len(turns)
     msgs, imgs, frames = policy.prepare([(q, t.history, t.screenshot) for q, t in turns], prompt)
     rows = [{'prompt': m, 'image': im, 'gold': json.dumps(t.gold[0].args()),

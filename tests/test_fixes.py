@@ -170,3 +170,69 @@ def test_grpo_loss_equals_trl_compute_loss_for_dr_grpo_and_dapo(tiny_model, sim_
     dapo = make_stage2_trainer(replace(cfg, loss_type='dapo'))
     with torch.no_grad(): theirs_dapo = dapo.compute_loss(dapo.model.eval(), inputs)
     assert abs(grpo_loss(logp, old, A, tb['mask'], cfg.epsilon, ref, cfg.beta, loss_type='dapo')[0].item() - theirs_dapo.item()) < 1e-6
+    high = make_stage2_trainer(replace(cfg, epsilon_high=0.28))            # clip-higher: TRL's epsilon_high, our eps_high
+    with torch.no_grad(): theirs_high = high.compute_loss(high.model.eval(), inputs)
+    ours_high = grpo_loss(logp, old, A, tb['mask'], cfg.epsilon, ref, cfg.beta, loss_type='dr_grpo', max_len=cfg.max_completion_length, eps_high=0.28)[0]
+    assert abs(ours_high.item() - theirs_high.item()) < 1e-6 and abs(ours_high.item() - ours.item()) > 1e-6
+
+
+# --- clip-higher, dynamic sampling, replay and GiGPO in the stages
+
+def test_new_stage3_switches_are_checked():
+    from mobile_r1.stage3 import Stage3Config, _check_switches
+    c = Stage3Config()
+    assert (c.eps_high, c.gigpo, c.resample, c.replay) == (None, 0.0, 0, False)          # off by default
+    with pytest.raises(ValueError, match='set one of them to 0'): _check_switches(Stage3Config(step_aware=0.5, gigpo=1.0), world=1)
+    with pytest.raises(ValueError, match='at least 0'): _check_switches(Stage3Config(resample=-1), world=1)
+    with pytest.raises(ValueError, match='clip tighter'): _check_switches(Stage3Config(eps_high=0.1), world=1)
+    _check_switches(Stage3Config(eps_high=0.28, gigpo=1.0, resample=4, replay=True), world=2)
+
+
+def test_trl_config_gets_clip_higher(tmp_path):
+    from mobile_r1.stage2 import Stage2Config, grpo_args
+    assert grpo_args(Stage2Config(epsilon_high=0.28), tmp_path).epsilon_high == 0.28
+    assert grpo_args(Stage2Config(), tmp_path).epsilon_high in (None, Stage2Config().epsilon)    # TRL: None means the symmetric clip
+
+
+def test_stage3_runs_with_every_fix_and_logs_the_signal(tiny_model, tmp_path):
+    from mobile_r1.metrics import MetricsLog, read_metrics
+    from mobile_r1.policy import load_policy
+    from mobile_r1.stage3 import Stage3Config, train_stage3
+    cfg = Stage3Config(base=str(tiny_model), out_dir=str(tmp_path / 's3'), world=('Video/like_video',), tasks_per_iter=2, G=2,
+                       iterations=2, max_turns=2, max_new_tokens=24, beta=0.0, lr=1e-2, eps_high=0.28, gigpo=1.0, resample=2,
+                       replay=True, scale_rewards='none', loss_type='dr_grpo')
+    class OddJudge:                     # the untrained model never succeeds: a judge that passes about half of the episodes
+        def score_many(self, pairs):
+            from mobile_r1.judge import Verdict
+            return [Verdict(float(len(tr.turns[0].text) % 2), 'odd answer length') for _, tr in pairs]
+    out = train_stage3(cfg, MetricsLog(tmp_path / 'm.jsonl', stage=3), judge=OddJudge())
+    rows = read_metrics(tmp_path / 'm.jsonl')
+    assert [r['step'] for r in rows] == [1, 2] and sum(r['trained'] for r in rows) > 0
+    for r in rows:
+        assert r['groups'] == 2 and 0 <= r['signal_share'] <= 1 and 0 <= r['extra'] <= 2
+        assert r['trained'] <= r['groups'] + r['extra'] and r['episodes'] == 4          # the metrics: the first draw only
+        assert abs((1 - r['signal_share']) - r['frac_reward_zero_std']) < 1e-6           # the same count, two names
+    before, after = dict(load_policy(str(tiny_model))[0].named_parameters()), dict(load_policy(str(out))[0].named_parameters())
+    assert any(not torch.equal(before[n], after[n]) for n in before if 'visual' not in n)
+
+
+def test_stage2_screens_recorded_states(tiny_model, sim_data, tmp_path, monkeypatch):
+    "Dynamic sampling on recorded states: only the states where the sampled answers disagree are trained on."
+    import mobile_r1.stage2 as s2
+    from mobile_r1.data import read_dataset
+    from mobile_r1.metrics import MetricsLog, read_metrics
+    n_states = sum(len(ep.steps) for ep in read_dataset(sim_data['train']))
+    counts = [i % 5 for i in range(n_states)]                        # of 4 answers: 0 and 4 agree, 1-3 disagree
+    seen = {}
+    def fake(policy, turns, n, prompt, temperature=1.0):
+        seen.update(n=n, turns=turns)
+        return counts
+    monkeypatch.setattr(s2, 'sampled_correct', fake)
+    cfg = s2.Stage2Config(base=str(tiny_model), data=str(sim_data['train']), out_dir=str(tmp_path / 's2'), G=4, screen=4)
+    trainer = s2.make_stage2_trainer(cfg, MetricsLog(tmp_path / 'm.jsonl', stage=2))
+    assert seen['n'] == 4 and len(seen['turns']) == n_states and seen['turns'][0][1].gold is not None
+    kept = [i for i, x in enumerate(counts) if 0 < x < 4]
+    full = s2.grpo_dataset(read_dataset(sim_data['train']))
+    assert trainer.train_dataset['gold'] == [full['gold'][i] for i in kept]
+    row = read_metrics(tmp_path / 'm.jsonl')[0]
+    assert abs(row['screen/signal_share'] - len(kept) / n_states) < 1e-9
