@@ -119,3 +119,26 @@ def test_bench_shared_cores_smoke(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     row = json.loads(r.stdout.strip().splitlines()[-1])
     assert row['two_chose'].startswith('1 per process (2 cores shared by 2 local processes') or os.cpu_count() != 2, row
+
+
+def test_bench_variants_smoke(tmp_path):
+    "The variants benchmark at the smoke preset: the paper's stages, a stage-3-only fix sharing the paper's stage 2, a combination, the control."
+    env = {**os.environ, 'IN_TEST': '1'}
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_variants.py'), '--preset', 'smoke', '--seeds', '1',
+           '--variants', 'paper,gigpo', '--combo', 'dynamic,clip_higher', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    run = tmp_path / 'smoke-seed0'
+    rows = json.loads((run / 'variant_rows.json').read_text())['rows']
+    assert [(x['variant'], x['stages']) for x in rows] == [
+        ('stage 1', '1'), ('preset (smoke)', '2'), ('preset (smoke)', '2+3'), ('paper', '2'), ('paper', '2+3'), ('gigpo', '2'),
+        ('gigpo', '2+3'), ('dynamic+clip_higher', '2'), ('dynamic+clip_higher', '2+3'), ('stage 1 continued', '1')]
+    assert all(x['online_episodes'] == 4 for x in rows)
+    assert not (run / 'variants' / 'gigpo' / 'stage2').exists()                 # a stage-3-only fix starts from the paper's stage 2
+    assert rows[5]['online_success'] == rows[3]['online_success']
+    s3 = [json.loads(l) for l in (run / 'variants' / 'dynamic+clip_higher' / 'metrics.jsonl').read_text().splitlines()]
+    s3 = [x for x in s3 if x['stage'] == 3]
+    assert s3 and all('signal_share' in x for x in s3)
+    assert 'rise' in r.stdout
+    bad = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'bench_variants.py'), '--variants', 'magic'], capture_output=True, text=True)
+    assert bad.returncode != 0 and 'unknown variant' in bad.stderr
