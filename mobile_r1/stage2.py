@@ -33,10 +33,11 @@ from .env import Env, make_env, play
 from .generation import need_vllm
 from .threads import use_threads
 from .precision import check_precision
+from .stage2_decode import DecodeGRPOTrainer
 
 # %% auto #0
-__all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'make_stage2_trainer', 'train_stage2', 'stage2_reward_funcs',
-           'sampled_correct', 'screen_states', 'recorded_turns', 'visited_dataset', 'env_visits']
+__all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'trainer_class', 'make_stage2_trainer', 'train_stage2',
+           'stage2_reward_funcs', 'sampled_correct', 'screen_states', 'recorded_turns', 'visited_dataset', 'env_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -72,6 +73,7 @@ class Stage2Config:
     scale_rewards: str | bool = 'group'   # TRL's: 'group' (divide by the group's std), 'none' (Dr. GRPO's mean-only), 'batch'
     partial_credit: float = 0.0           # w of GUI-G²'s near-miss credit for taps (mobile_r1.rewards.partial_action_reward); 0: binary
     temperature: float = 1.0              # sampling temperature
+    generation: str = 'decode'            # who samples the answers: 'decode' (mobile_r1.decode, 09a_stage2_decode) or 'trl' (TRL's generate)
     max_completion_length: int = 128      # answer tokens (our answers are about 60)
     freeze_vision: bool = True            # the paper freezes the vision tower in both RL stages
     lora: bool = False                    # LoRA adapters instead of the full language model
@@ -126,9 +128,14 @@ def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
                       fp16=(cfg.mixed_precision == 'fp16' and not cpu), gradient_checkpointing=not cpu,
                       dataloader_num_workers=0, disable_tqdm=bool(os.environ.get('IN_TEST')), **vllm_args(cfg))
 
+def trainer_class(cfg: Stage2Config) -> type:
+    "TRL's GRPOTrainer, its generation on the decode loop (`cfg.generation='decode'`) or its own ('trl')."
+    if cfg.generation not in ('decode', 'trl'): raise ValueError(f"generation must be 'decode' or 'trl', got {cfg.generation!r}")
+    return DecodeGRPOTrainer if cfg.generation == 'decode' else GRPOTrainer
+
 def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> GRPOTrainer:
     "A GRPOTrainer over `cfg.data`, starting from `cfg.base` (vision frozen), rewarding action + format."
-    out = Path(cfg.out_dir)
+    out, Trainer = Path(cfg.out_dir), trainer_class(cfg)
     episodes = read_dataset(cfg.data, cfg.first_tap)
     ds = grpo_dataset(episodes, cfg.prompt)
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
@@ -137,7 +144,7 @@ def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward
         keep, stats = screen_states(Policy(model, proc), recorded_turns(episodes), cfg.screen, cfg.prompt, cfg.temperature, 'screen/')
         ds = ds.select(keep or range(len(ds)))                    # none mixed: all (screen/signal_share says 0)
         if log: log.log(0, **stats)
-    return quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg), args=grpo_args(cfg, out),
+    return quiet(Trainer(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg), args=grpo_args(cfg, out),
                              train_dataset=ds, processing_class=proc, callbacks=[MetricsCallback(log)] if log else None))
 
 def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None, on_round=None) -> Path:
@@ -193,7 +200,7 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs, on_round=None) -> tuple
         ds, stats = env_visits(Policy(model, proc), cfg, r)
         if log: log.log(done, **stats)
         ref = _pop_ref_adapter(model)
-        trainer = quiet(GRPOTrainer(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg),
+        trainer = quiet(trainer_class(cfg)(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg),
                                     args=grpo_args(replace(cfg, max_steps=k, seed=cfg.seed + r), Path(cfg.out_dir)),
                                     train_dataset=ds, processing_class=proc,
                                     callbacks=[MetricsCallback(log, step_offset=done)] if log else None))

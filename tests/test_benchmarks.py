@@ -142,3 +142,13 @@ def test_bench_variants_smoke(tmp_path):
     assert 'rise' in r.stdout
     bad = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'bench_variants.py'), '--variants', 'magic'], capture_output=True, text=True)
     assert bad.returncode != 0 and 'unknown variant' in bad.stderr
+
+
+def test_bench_rl_speed_smoke():
+    "The RL speed benchmark runs end to end and ends on the two ratios."
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_rl_speed.py'), '--steps', '1', '--stage1-steps', '2']
+    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'IN_TEST': '1'}, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith('ratios, decode loop over stage') and 'stage 2' in last and 'stage 3' in last
+    assert 'generation' in r.stdout and 'rollouts' in r.stdout
