@@ -37,6 +37,7 @@ from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object
 from tqdm.auto import tqdm
 from .data import PromptConfig
+from .decode import _vl, unique_images
 from .env import Env, judged, make_env, play
 from .generation import need_vllm, rollout_policy
 from .grpo import LOSS_TYPES, grpo_loss, ReplayBuffer, train_groups, turn_advantages
@@ -49,8 +50,8 @@ from .threads import use_threads
 from .precision import check_precision
 
 # %% auto #0
-__all__ = ['turn_batch', 'token_logps', 'Stage3Config', 'turn_correctness', 'episode_records', 'rollout_stats', 'stage3_env',
-           'ref_logps', 'split_groups', 'phones_for_rank', 'train_stage3']
+__all__ = ['turn_batch', 'image_features', 'token_logps', 'Stage3Config', 'turn_correctness', 'episode_records', 'rollout_stats',
+           'stage3_env', 'ref_logps', 'split_groups', 'phones_for_rank', 'train_stage3']
 
 # %% ../nbs/10_stage3_grpo.ipynb #664cf89f
 def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], prompt: PromptConfig | None = None) -> dict:
@@ -68,14 +69,38 @@ def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], pro
     batch['input_ids'] = torch.cat([enc['input_ids'], comp], 1)                               # (B, P+T)
     batch['attention_mask'] = torch.cat([enc['attention_mask'], mask.long()], 1)
     if 'mm_token_type_ids' in enc: batch['mm_token_type_ids'] = torch.cat([enc['mm_token_type_ids'], torch.zeros_like(comp)], 1)
-    return {'inputs': batch, 'completion_ids': comp, 'mask': mask, 'P': enc['input_ids'].shape[1]}
+    return {'inputs': batch, 'completion_ids': comp, 'mask': mask, 'P': enc['input_ids'].shape[1],
+            'image_index': unique_images(imgs)[1]}                                            # which rows show the same screen
 
-def token_logps(model, tb: dict) -> torch.Tensor:
-    "Log-probability of every answer token under `model`: (B, T). Logits are built for the answer positions only."
+def image_features(model, tb: dict) -> torch.Tensor:
+    """The image tokens' features of a `turn_batch` (no gradient: the vision tower is frozen in stage 3), each distinct
+    screenshot through the vision tower once. Pass them to `token_logps` of the policy and of the reference alike."""
+    x, vl = tb['inputs'], _vl(model)
+    grid, index = x['image_grid_thw'], tb.get('image_index') or list(range(len(x['image_grid_thw'])))
+    first = {j: i for i, j in reversed(list(enumerate(index)))}                             # each distinct image: its first row
+    parts = x['pixel_values'].split(grid.prod(-1).tolist())
+    uniq = sorted(first, key=first.get)
+    with torch.no_grad():
+        feats = vl.get_image_features(torch.cat([parts[first[j]] for j in uniq]).to(next(model.parameters()).device),
+                                      grid[[first[j] for j in uniq]], return_dict=True).pooler_output
+    by = dict(zip(uniq, feats))
+    return torch.cat([by[j] for j in index])
+
+def token_logps(model, tb: dict, feats: torch.Tensor | None = None) -> torch.Tensor:
+    """Log-probability of every answer token under `model`: (B, T). Logits are built for the answer positions only.
+    With `feats` (`image_features`), the screenshots' features are taken as given instead of recomputed."""
     dev, T = next(model.parameters()).device, tb['completion_ids'].shape[1]
     inputs = {k: v.to(dev) for k, v in tb['inputs'].items()}
-    logits = model(**inputs, logits_to_keep=T + 1).logits[:, :-1].float()                # (B, T, V): position k predicts token k
+    if feats is None: out = model(**inputs, logits_to_keep=T + 1)
+    else:                                                                                   # the path of decode.prefill
+        vl, ids, mask, mm = _vl(model), inputs['input_ids'], inputs['attention_mask'], inputs['mm_token_type_ids']
+        emb = vl.get_input_embeddings()(ids)
+        emb = emb.masked_scatter((mm == 1)[..., None], feats.to(dev, emb.dtype))
+        pos, _ = vl.get_rope_index(ids, mm_token_type_ids=mm, image_grid_thw=inputs['image_grid_thw'], attention_mask=mask)
+        out = model(inputs_embeds=emb, attention_mask=mask, position_ids=pos, logits_to_keep=T + 1)
+    logits = out.logits[:, :-1].float()                                                    # (B, T, V): position k predicts token k
     return torch.log_softmax(logits, -1).gather(-1, tb['completion_ids'].to(dev)[..., None]).squeeze(-1)
+
 
 # %% ../nbs/10_stage3_grpo.ipynb #30ea2bb0
 @dataclass
@@ -184,11 +209,11 @@ def _check_switches(cfg: Stage3Config, world: int):
                          "or partial_credit=0 (stage 3's reward is the judge's)")
 
 # %% ../nbs/10_stage3_grpo.ipynb #c987c764
-def ref_logps(model, ref, tb: dict, acc) -> torch.Tensor:
+def ref_logps(model, ref, tb: dict, acc, feats: torch.Tensor | None = None) -> torch.Tensor:
     "The reference policy's answer log-probabilities: `ref`'s, or under LoRA (`ref` None) the model's with its adapter off."
     with torch.no_grad(), acc.autocast():
-        if ref is not None: return token_logps(ref, tb)
-        with acc.unwrap_model(model).disable_adapter(): return token_logps(model, tb)
+        if ref is not None: return token_logps(ref, tb, feats)
+        with acc.unwrap_model(model).disable_adapter(): return token_logps(model, tb, feats)
 
 def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None, n_tokens: int | None = None) -> tuple[float, float]:
     """`updates_per_batch` optimiser steps over `items` (instruction, turn, advantage), the loss normalised by `n_turns`
@@ -203,9 +228,11 @@ def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None
         for b in range(0, len(items), cfg.micro_batch):
             mb = items[b:b + cfg.micro_batch]
             tb = turn_batch(policy, [t for _, t, _ in mb], [q for q, _, _ in mb], cfg.prompt)
-            with acc.autocast(): logp = token_logps(model, tb)                           # (B, T)
+            with acc.autocast():                                                          # each screen through the frozen vision tower once
+                feats = image_features(acc.unwrap_model(model), tb)
+                logp = token_logps(model, tb, feats)                                      # (B, T)
             if u == 0: olds[b] = logp.detach()                                            # pi_old: the sampling policy
-            ref_lp = ref_logps(model, ref, tb, acc) if cfg.beta > 0 else None
+            ref_lp = ref_logps(model, ref, tb, acc, feats) if cfg.beta > 0 else None
             adv = torch.tensor([a for _, _, a in mb], dtype=logp.dtype, device=logp.device)
             loss, info = grpo_loss(logp, olds[b], adv, tb['mask'].to(logp.device), cfg.eps_clip, ref_lp, cfg.beta, n_answers=n_turns,
                                    loss_type=cfg.loss_type, max_len=cfg.max_new_tokens, n_tokens=n_tokens,
