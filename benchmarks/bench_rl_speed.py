@@ -1,13 +1,14 @@
 """Where an RL step's time goes, and how many answers per second each RL stage gets beside the decode loop.
 
-Stage 2 (TRL's GRPOTrainer, the default batch: G answers for each of `prompts_per_step` recorded steps): seconds per
+Stage 2 (TRL's GRPOTrainer, G = 8 answers for each of `--prompts` recorded steps), first with TRL's own generation,
+then with the default, the decode loop inside TRL's trainer (`09a_stage2_decode`): seconds per
 optimiser step split into generation (TRL's `_generate_single_turn`), rewards (`_calculate_rewards`), the other
 scoring passes (old and reference log-probabilities) and training (loss forward, backward, optimiser). Stage 3 (our
 loop): seconds per iteration split into rollouts (`play`: the decode loop and SimPhone) and the update. Beside each,
 the decode loop (`mobile_r1.decode` through `Policy.generate`) on a batch of the same size, prompts and length limit.
-The last line prints the two ratios, decode loop's answers/s over the stage's: the target is at most 2 for each.
+The last line prints the two ratios (stage 2: the default), decode loop's answers/s over the stage's: the target is at most 2 for each.
 
-    python benchmarks/bench_rl_speed.py [--steps 4] [--stage1-steps 150]
+    python benchmarks/bench_rl_speed.py [--steps 4] [--stage1-steps 150] [--prompts 8]
 
 Measured in one run on the same model; run it on a quiet machine (a second torch process on 2 cores slows every
 figure several times, and not all alike)."""
@@ -53,9 +54,10 @@ def decode_rate(policy: Policy, msgs: list, imgs: list, max_new_tokens: int, rep
     return len(msgs) / best
 
 
-def stage2(s1: Path, data: Path, steps: int, out: Path) -> tuple[dict, float]:
-    "Seconds per stage-2 step by phase, and the decode loop's answers/s on the same 64 prompts."
-    cfg = Stage2Config(base=str(s1), data=str(data), out_dir=str(out / 's2'), max_steps=steps + 1)
+def stage2(s1: Path, data: Path, steps: int, out: Path, prompts: int, generation: str) -> tuple[dict, float]:
+    "Seconds per stage-2 step by phase (answers sampled by `generation`), and the decode loop's answers/s on the same prompts."
+    cfg = Stage2Config(base=str(s1), data=str(data), out_dir=str(out / 's2'), max_steps=steps + 1, prompts_per_step=prompts,
+                       generation=generation)
     tr, clock, timer = make_stage2_trainer(cfg), Clock(), Steps()
     for name in ('_generate_single_turn', '_calculate_rewards', '_generate_and_score_completions'):
         setattr(tr, name, clock.wrap(name, getattr(tr, name)))
@@ -103,16 +105,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=4, help='timed stage-2 steps and stage-3 iterations (after one warm-up)')
     ap.add_argument('--stage1-steps', type=int, default=150, help='a short stage 1 first, so answers parse and rewards differ')
+    ap.add_argument('--prompts', type=int, default=8, help="stage 2's prompts per step, G = 8 answers each (the tiny preset's: 8)")
     a = ap.parse_args()
     d = Path(tempfile.mkdtemp())
     data = generate_dataset(d / 'train', 'train', n=40, seed=0, world=('Video/like_video',))
     s1 = train_stage1(Stage1Config(base=str(tiny_qwen_vl(d / 'tiny', sim_corpus())), data=str(data), out_dir=str(d / 's1'),
                                    max_steps=a.stage1_steps))
-    p2, r2 = stage2(s1, data, a.steps, d)
-    print(f"stage 2, seconds per step ({p2['answers']} answers):",
-          ', '.join(f'{k} {v:.2f}' for k, v in p2.items() if k != 'answers'))
-    a2 = p2['answers'] / p2['step']
-    print(f'stage 2: {a2:.1f} answers/s; decode loop on the same {p2["answers"]} prompts: {r2:.1f} answers/s')
+    for gen in ('trl', 'decode'):                                   # TRL's own generate, then the default: the decode loop inside TRL
+        p2, r2 = stage2(s1, data, a.steps, d, a.prompts, gen)
+        print(f"stage 2 (generation={gen!r}), seconds per step ({p2['answers']} answers):",
+              ', '.join(f'{k} {v:.2f}' for k, v in p2.items() if k != 'answers'))
+        a2 = p2['answers'] / p2['step']
+        print(f'stage 2 (generation={gen!r}): {a2:.1f} answers/s; decode loop on the same {p2["answers"]} prompts: {r2:.1f} answers/s')
     p3, r3 = stage3(s1, a.steps, d, lambda m, k, v: setattr(m, k, v))
     print(f"stage 3, seconds per iteration ({p3['answers']:.0f} turns):",
           ', '.join(f'{k} {v:.2f}' for k, v in p3.items() if k != 'answers'))

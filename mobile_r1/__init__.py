@@ -3,7 +3,7 @@
 Modules:
 
 - `mobile_r1.actions`: The `mobile_use` action language: validated action dataclasses, a lenient parser for the model's answer, the canonical writer, and the coordinate frames a point travels through.
-- `mobile_r1.cli`: One entry point for the main job and the tools: `quickstart`, `train`, `eval`, `view`, `data`, `fake-adb` and `course`.
+- `mobile_r1.cli`: One entry point for the main job and the tools: `quickstart`, `train`, `eval`, `view`, `data`, `fake-adb`, `serve-env` and `course`.
 - `mobile_r1.course`: How the tutorials are built: exercises with a blank and a check that talks, solutions in one place, and one command that writes the student and the teacher version.
 - `mobile_r1.data`: Read and write trajectories laid out like the Hugging Face `PG23/Mobile-R1` release (`data.jsonl` + `images/`), tolerate its quirks, and build the chat samples each training stage needs (system prompt, text history, resized screenshot, golden answer in the model's frame).
 - `mobile_r1.decode`: Batched sampling written out: identical screenshots encoded once, one prefill, a KV cache, per-row positions, and finished rows leaving the batch.
@@ -12,10 +12,12 @@ Modules:
 - `mobile_r1.evaluate`: The paper's static benchmark (step Accuracy, Task Success, Tail Success, Format and Args Errors) on any Mobile-R1-format split, online task success on SimPhone, and the results table.
 - `mobile_r1.fake_adb`: An adb server on 127.0.0.1 whose devices are SimPhones, so adbutils, `AdbPhone` and Google's own `adb` drive the simulator: the adb code path, tested without a phone.
 - `mobile_r1.generation`: Where a rollout's answers come from: the project's decode loop (the default), or vLLM, as a server (TRL's client for `vllm serve`) or in-process, with the trained weights pushed to it after every optimiser step.
-- `mobile_r1.grpo`: One clipped, KL-regularised loss for both RL stages, and the two ways stage 3 hands a trajectory's advantage to its turns: trajectory-level credit and the step-aware departure.
+- `mobile_r1.grpo`: One clipped, KL-regularised loss for both RL stages, the three ways stage 3 hands a trajectory's advantage to its turns (trajectory-level credit, the step-aware departure, GiGPO's step groups), and the steps that keep only groups with signal (dynamic sampling, replay).
+- `mobile_r1.gym_env`: SimPhone (or phones over adb) as a Gymnasium environment, `mobile_r1/SimPhone-v0`: the screenshot as an RGB array, the instruction and the action history as text; the model's answer text as the action; the task checker's success as the reward.
 - `mobile_r1.judge`: Stage 3's task-level reward: a judge reads a whole trajectory and returns a score in [0, 1] with a reason: the simulator's checker (`RuleJudge`) or a GPT-4o-style model reading a prompt we build and answering `Reason:` / `Score:`; and how far two judges agree. The HTTP client (`OpenAIJudge`: endpoint, retries, cache, a replayed server) is `07b_judge_client`.
 - `mobile_r1.judge_client`: `OpenAIJudge`: the judge of `07_judge` behind any OpenAI-compatible endpoint, with retries, a verdict cache, and a replayed endpoint for offline use.
 - `mobile_r1.metrics`: One JSONL row per logging step, with the same names in every stage, and the TRL callback that writes them.
+- `mobile_r1.openenv_server`: The Gymnasium environment of `06b_standard_env` behind OpenEnv's HTTP contract: `mobile-r1 serve-env` serves SimPhone (or phones over adb) with no Docker, and `PhoneClient` plays it from any process or machine.
 - `mobile_r1.policy`: Load a vision-language model by Hub id or folder (Qwen2.5-VL-3B is the paper's), or build a tiny Qwen2.5-VL in code; add LoRA, freeze the vision tower, and act on phone screens in batches.
 - `mobile_r1.precision`: Why a GPU run in bf16 weights can report losses and rewards while barely training, and the settings every stage's `paper()` uses instead: fp32 master weights with bf16 compute, or LoRA adapters kept in fp32.
 - `mobile_r1.prompts`: Two ways to put a step in front of the model: the release's prompt (`mobile-r1`), for training on the release, and the layout of Qwen's own mobile agent (`qwen`), which tells a Hub checkpoint the whole `mobile_use` schema and the screen's resolution.
@@ -33,6 +35,7 @@ Modules:
 - `mobile_r1.sim.tasks`: Instruction templates over every app, goal predicates over the phone state (the checker), and the `train` / `held_out` / `unseen_apps` splits.
 - `mobile_r1.stage1`: Supervised finetuning on golden trajectories with TRL's SFTTrainer, so the model answers in the `<think>…<action>…<tool_call>…` format; ends with a format-compliance report.
 - `mobile_r1.stage2`: Single-step online RL on TRL's GRPOTrainer: sample G answers per recorded step, reward each with the action-level reward plus the format reward, and push the better ones up.
+- `mobile_r1.stage2_decode`: TRL's GRPOTrainer with its generation on `mobile_r1.decode`, the loop stage 3 and evaluation sample with: the same answers, several times faster on a CPU.
 - `mobile_r1.stage3`: The paper's contribution, as our own loop: play G whole episodes per instruction on a phone, score each trajectory with a judge, and push every turn of the better trajectories up.
 - `mobile_r1.threads`: How many threads a run uses, and why two runs on one machine no longer slow each other down fivefold: idle OpenMP workers sleep instead of spinning, and each run takes its share of the cores that are free.
 - `mobile_r1.vllm_standin`: A loopback HTTP server that answers the endpoints TRL's vLLM client calls, with the project's decode loop on its own copy of a model, so the vLLM path of stage 3 runs, and is tested, on a CPU without vLLM.

@@ -1,4 +1,4 @@
-r"""One entry point for the main job and the tools: `quickstart`, `train`, `eval`, `view`, `data`, `fake-adb` and `course`.
+r"""One entry point for the main job and the tools: `quickstart`, `train`, `eval`, `view`, `data`, `fake-adb`, `serve-env` and `course`.
 
 `mobile-r1 <command> --help` explains each command:
 
@@ -10,6 +10,7 @@ r"""One entry point for the main job and the tools: `quickstart`, `train`, `eval
 | `view DIR` | write (or rewrite) `DIR/report.html` from a run's metrics, table and trajectories |
 | `data stats DIR` | what a Mobile-R1-format folder holds: actions, quirks of the release fixed (counted), screen sizes, lengths |
 | `fake-adb [--port 5037]` | serve SimPhone over the adb protocol, for `AdbPhone`, adbutils or Google's `adb` |
+| `serve-env [--phones sim\|adb:SERIAL,...] [--port 8000]` | serve SimPhone (or phones over adb) as an OpenEnv environment over HTTP, for TRL or any OpenEnv client (`06c_openenv`) |
 | `course student\|teacher DIR`, `course run` | write the course's student or teacher version, or build the run the tutorials share |
 
 Heavy modules are imported inside each command, so `mobile-r1 --help` answers at once. `quickstart`, `train`, `eval`
@@ -27,7 +28,7 @@ from fastcore.imports import in_ipython
 
 # %% auto #0
 __all__ = ['cmd_quickstart', 'config_overrides', 'cmd_train', 'cmd_eval', 'serve_folder', 'cmd_view', 'cmd_data_stats',
-           'cmd_fake_adb', 'cmd_course', 'build_parser', 'main']
+           'cmd_fake_adb', 'cmd_serve_env', 'cmd_course', 'build_parser', 'main']
 
 # %% ../nbs/13_cli.ipynb #2cf32ff4
 def cmd_quickstart(args) -> int:
@@ -160,6 +161,15 @@ def cmd_data_stats(args) -> int:
 def cmd_fake_adb(args) -> int:
     return importlib.import_module('mobile_r1.fake_adb').fake_adb_main(args)
 
+def cmd_serve_env(args) -> int:
+    "Serve the phones as an OpenEnv environment (`mobile_r1.openenv_server`; needs the `env` extra)."
+    try: server = importlib.import_module('mobile_r1.openenv_server')
+    except ImportError as e:
+        if 'openenv' not in str(e): raise
+        raise ValueError(f"serve-env needs OpenEnv: pip install 'mobile_r1[env]' (or pip install openenv-core); {e}") from None
+    return server.serve_env(args.host, args.port, phones=args.phones, split=args.tasks, world=args.world, level=args.level,
+                            popup_prob=args.popup_prob, max_turns=args.max_turns, expert=args.expert, max_sessions=args.max_sessions)
+
 # %% ../nbs/13_cli.ipynb #043b461b
 def _add_threads(p):
     "`--threads N`: torch threads per process (else mobile_r1.threads chooses, and says what it chose)."
@@ -267,6 +277,23 @@ def _add_fake_adb(sub):
     f.add_argument('--no-adb-keyboard', action='store_true', help='serve a phone without ADB Keyboard installed')
     f.set_defaults(func=cmd_fake_adb)
 
+def _add_serve_env(sub):
+    "The `serve-env` command."
+    s = sub.add_parser('serve-env', help='serve SimPhone (or phones over adb) as an OpenEnv environment over HTTP',
+                       description='An OpenEnv server (WebSocket /ws, no Docker): each client session plays its own phone. '
+                                   'Clients: mobile_r1.openenv_server.PhoneClient, or any OpenEnv client.')
+    s.add_argument('--phones', default='sim', help="'sim' (default: a fresh SimPhone per session) or adb:SERIAL[,SERIAL...][@HOST:PORT] (one device per session)")
+    s.add_argument('--tasks', default='train', help='a SimPhone split (default train) or a JSONL file of instructions')
+    s.add_argument('--world', nargs='+', default=None, help='SimPhone apps to draw tasks from (default: all of the split)')
+    s.add_argument('--level', type=int, default=0, help='SimPhone difficulty level 0-3 (default: 0)')
+    s.add_argument('--popup-prob', type=float, default=0.1, help='SimPhone pop-up probability (default: 0.1)')
+    s.add_argument('--max-turns', type=int, default=10, help='step limit of an episode (default: 10)')
+    s.add_argument('--expert', action='store_true', help="label each state with the expert's action (SimPhone splits only)")
+    s.add_argument('--max-sessions', type=int, default=64, help='most sessions at once (default: 64; with adb, at most one per device)')
+    s.add_argument('--host', default='127.0.0.1', help='address to listen on (default: 127.0.0.1; 0.0.0.0 for other machines)')
+    s.add_argument('--port', type=int, default=8000, help='port to listen on (default: 8000)')
+    s.set_defaults(func=cmd_serve_env)
+
 # %% ../nbs/13_cli.ipynb #ef8a4e18
 def cmd_course(args) -> int:
     "Write the student or teacher version of the course."
@@ -296,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='mobile-r1', description='Mobile-R1 in notebooks: train and evaluate phone agents.')
     p.add_argument('--version', action='version', version=f'mobile_r1 {__version__}')
     sub = p.add_subparsers(dest='command', required=True)
-    for add in (_add_quickstart, _add_train, _add_eval, _add_view, _add_data, _add_fake_adb, _add_course): add(sub)
+    for add in (_add_quickstart, _add_train, _add_eval, _add_view, _add_data, _add_fake_adb, _add_serve_env, _add_course): add(sub)
     return p
 
 # %% ../nbs/13_cli.ipynb #9722dd7e

@@ -146,9 +146,20 @@ def test_bench_variants_smoke(tmp_path):
 
 def test_bench_rl_speed_smoke():
     "The RL speed benchmark runs end to end and ends on the two ratios."
-    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_rl_speed.py'), '--steps', '1', '--stage1-steps', '2']
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_rl_speed.py'), '--steps', '1', '--stage1-steps', '2', '--prompts', '2']
     r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'IN_TEST': '1'}, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     last = r.stdout.strip().splitlines()[-1]
     assert last.startswith('ratios, decode loop over stage') and 'stage 2' in last and 'stage 3' in last
     assert 'generation' in r.stdout and 'rollouts' in r.stdout
+
+
+def test_bench_env_smoke():
+    "The standard-API benchmark at a toy size: one row per path, and the targets line."
+    r = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'bench_env.py'), '--steps', '40', '--n', '2'],
+                       capture_output=True, text=True, env={**os.environ, 'IN_TEST': '1'}, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for row in ('SimPhone directly', 'Gymnasium, single', 'Gymnasium vector, sync N=2', 'Gymnasium vector, async N=2',
+                'OpenEnv client over loopback'):
+        assert row in r.stdout, r.stdout
+    assert 'targets: Gymnasium single >= 0.90x direct' in r.stdout and 'OpenEnv >= 500 steps/s' in r.stdout, r.stdout

@@ -10,6 +10,8 @@ with Gymnasium's shape (AndroidWorld's `AsyncEnv` differs: `reset(go_home)`, `ge
   terminates an episode the task's checker accepts, else 0.0 (a task without a checker, such as a line
   of a task file, always 0.0: the judge decides).
 - `obs`: `screenshot` (PIL RGB at device size), `screen_size` (w, h), `app` and `screen` (None on the home screen).
+  `SimPhone(arrays=True)` adds `pixels`, a fresh (H, W, 3) uint8 array, and its `screenshot` shares the render
+  cache's pixels until drawn on (copy-on-write): pixels as an array without a conversion per step.
 - `info`: `elements` (visible elements: id, kind, label, device box `[x1, y1, x2, y2]`, clickable), `popup`,
   `event` (what the step did) and `error` (why it did nothing, or None).
 
@@ -110,12 +112,13 @@ def scene(phone: 'SimPhone') -> tuple[View, list]:
 # %% ../../nbs/03d_sim_phone.ipynb #78981996
 class SimPhone:
     "A simulated phone with Gymnasium's `reset`/`step`; see the module docstring for what each action does."
-    def __init__(self, cfg: SimConfig | None = None, apps: dict | None = None, **kw):
+    def __init__(self, cfg: SimConfig | None = None, apps: dict | None = None, arrays: bool = False, **kw):
         cfg = cfg or SimConfig(**kw)
         if cfg.lang == 'zh' and find_cjk_font() is None:
             warnings.warn("lang='zh' needs a CJK font (apt-get install fonts-wqy-microhei); using English labels")
             cfg = replace(cfg, lang='en')
         self.cfg, self.apps = cfg, apps or APPS
+        self.arrays = arrays       # True: obs also holds 'pixels', and 'screenshot' shares the render cache's pixels
         self.render_view = Renderer(cfg.scale, cfg.cache_size)
         self.rng, self.task, self.episode_seed, self.theme, self.hue_shift = random.Random(0), None, 0, 'light', 0
         self.state = self._fresh_state()
@@ -139,8 +142,9 @@ class SimPhone:
         "The current (obs, info) without acting."
         view, targets = scene(self)
         s = self.cfg.scale
-        obs = {'screenshot': self.render_view(view), 'screen_size': self.screen_size, 'app': self.state.app,
-               'screen': self.state.screen}
+        shot, px = self.render_view.frame(view) if self.arrays else (self.render_view(view), None)
+        obs = {'screenshot': shot, 'screen_size': self.screen_size, 'app': self.state.app, 'screen': self.state.screen}
+        if px is not None: obs['pixels'] = px
         els = [{'id': t.id, 'kind': t.kind, 'label': t.label, 'box': list(scale_box(t.box, s)), 'clickable': True} for t in targets]
         els += [{'id': it.id, 'kind': it.kind, 'label': it.label, 'box': list(scale_box(it.box, s)), 'clickable': False}
                 for it in view.items if it.kind == 'text']

@@ -12,6 +12,7 @@ no CJK glyphs): `find_cjk_font()` looks for WenQuanYi Micro Hei or Noto CJK."""
 # %% ../../nbs/03b_sim_render.ipynb #41486df1
 from __future__ import annotations
 import colorsys, glob, os
+import numpy as np
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -239,12 +240,26 @@ class Renderer:
     "`draw_view` with an LRU cache keyed by the (hashable) view."
     def __init__(self, scale: float = 1.0, cache_size: int = 512):
         self.scale, self.cache_size, self.cache, self.hits, self.misses = scale, cache_size, OrderedDict(), 0, 0
-    def __call__(self, view: View) -> Image.Image:
-        "A fresh copy of the screenshot of `view` (safe to draw on)."
+        self.arrays = {}                 # id(cached image) -> its read-only uint8 array, made on the first `frame`
+    def _cached(self, view: View) -> Image.Image:
         img = self.cache.get(view)
         if img is None:
             self.misses += 1
             img = self.cache[view] = draw_view(view, self.scale)
-            if len(self.cache) > self.cache_size: self.cache.popitem(last=False)
+            if len(self.cache) > self.cache_size: self.arrays.pop(id(self.cache.popitem(last=False)[1]), None)
         else: self.hits += 1; self.cache.move_to_end(view)
-        return img.copy()
+        return img
+    def __call__(self, view: View) -> Image.Image:
+        "A fresh copy of the screenshot of `view` (safe to draw on)."
+        return self._cached(view).copy()
+    def frame(self, view: View) -> tuple[Image.Image, np.ndarray]:
+        """The screenshot of `view` as a PIL image that shares the cached pixels (copy-on-write: drawing on it copies
+        it first) and as a fresh (H, W, 3) uint8 array: a memory copy of an array converted once per cached screenshot."""
+        img = self._cached(view)
+        arr = self.arrays.get(id(img))   # keyed by the image, not the view: hashing a view costs more than the lookup
+        if arr is None:
+            arr = self.arrays[id(img)] = np.asarray(img)
+            arr.flags.writeable = False
+        shared = img._new(img.im)        # a second PIL image on the same pixels; `readonly` makes writes copy first
+        shared.readonly = 1
+        return shared, arr.copy()
