@@ -31,7 +31,7 @@ def control(run: Path, cfg, st: dict) -> dict:
     s1_rate = cfg.stage1_steps / st['timings']['stage 1']                 # stage-1 steps per second in this run
     steps = max(1, round(st['timings']['stage 2'] * s1_rate))
     out = run / 'models' / 'stage1_continued'
-    if not out.exists():
+    if not (out / 'mobile_r1.json').exists():                      # a finished model; a killed run leaves its trainer folder
         s1 = stage_configs(cfg, run)[1]                                        # the run's own stage 1, continued
         train_stage1(replace(s1, base=s1.out_dir, out_dir=str(out), max_steps=steps, logging_steps=max(1, steps // 10)),
                      MetricsLog(run / 'metrics_control.jsonl', stage=1))
@@ -42,7 +42,7 @@ def step_aware(run: Path, cfg, lam: float) -> dict:
     "Stage 3 again from the run's stage 1+2 model with the step-aware switch at `lam`; its train-task row."
     c = stage_configs(cfg, run)[3]
     out = run / 'models' / f'stage3_step_aware{lam:g}'
-    if not out.exists():
+    if not (out / 'mobile_r1.json').exists():                      # a finished model; a killed run leaves its trainer folder
         train_stage3(replace(c, out_dir=str(out), step_aware=lam), MetricsLog(run / f'metrics_step_aware{lam:g}.jsonl', stage=3))
     return train_tasks_row(Policy.load(str(out)), f'Stage 1+2+3, step-aware λ = {lam:g}', cfg)
 

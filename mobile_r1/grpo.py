@@ -152,30 +152,35 @@ class ReplayBuffer:
 
 # %% ../nbs/01a_grpo.ipynb #dyn06
 def train_groups(tasks: Sequence, episodes: Sequence, rewards: Sequence[float], G: int, resample: int = 0, draw=None,
-                 buffer: ReplayBuffer | None = None) -> tuple[list, list, dict]:
-    """The groups to train on, from `tasks` and their G `episodes` and `rewards` each (episodes have `.success`). With a
-    `buffer`, a group that fails every time gets its task's latest success (replay). With `resample` > 0, groups of
-    equal rewards are dropped and at most `resample` extra groups drawn in their place by `draw(n)`, which plays n
-    new groups and returns (tasks, episodes, rewards) (dynamic sampling). Returns the episodes, the rewards, and
-    counts: groups first drawn, those with signal, extra groups played, groups replayed, groups trained."""
+                 buffer: ReplayBuffer | None = None, won: Sequence[bool] | None = None) -> tuple[list, list, dict]:
+    """The groups to train on, from `tasks` and their G `episodes` and `rewards` each. `won` says which episodes the
+    reward counts as a task success (stage 3: the judge's verdict; default: each episode's `.success`). With a `buffer`,
+    a group that is never won gets its task's latest win (replay). With `resample` > 0, groups whose episodes are all
+    won or all lost are dropped and at most `resample` extra groups drawn in their place by `draw(n)`, which plays n
+    new groups and returns (tasks, episodes, rewards) or (tasks, episodes, rewards, won) (dynamic sampling, judged on
+    the task outcome as DAPO judges on accuracy). Returns the episodes, the rewards, and counts: groups first drawn,
+    those with signal, extra groups played, groups replayed, groups trained."""
     if resample and draw is None: raise ValueError('resample > 0 draws replacement groups: pass draw(n)')
-    n = dict(groups=len(tasks), signal=sum(signal_groups(rewards, G)), extra=0, replayed=0)
-    def grouped(ts, eps, rs) -> list[tuple[list, list]]:
-        out = []
+    if len(episodes) != len(tasks) * G: raise ValueError(f'{len(episodes)} episodes for {len(tasks)} groups of G = {G}')
+    def grouped(ts, eps, rs, wins=None) -> list[tuple[list, list, list]]:
+        wins, out = [bool(e.success) for e in eps] if wins is None else list(wins), []
         for i, t in enumerate(ts):
-            e, r = list(eps[i * G:(i + 1) * G]), list(rs[i * G:(i + 1) * G])
+            e, r, w = (list(x[i * G:(i + 1) * G]) for x in (eps, rs, wins))
             if buffer is not None:
-                key, ok = getattr(t, 'id', t), [bool(x.success) for x in e]
-                for x, y, s in zip(e, r, ok): buffer.add(key, x, y, s)
-                n['replayed'] += buffer.fill(key, e, r, ok)
-            out.append((e, r))
+                key = getattr(t, 'id', t)
+                for x, y, s in zip(e, r, w): buffer.add(key, x, y, s)
+                if buffer.fill(key, e, r, w): w[-1], n['replayed'] = True, n['replayed'] + 1
+            out.append((e, r, w))
         return out
-    groups = grouped(tasks, episodes, rewards)
+    carries = lambda g: len(set(g[2])) > 1                       # won and lost both: the task itself gives an advantage
+    first = [bool(e.success) for e in episodes] if won is None else [bool(w) for w in won]
+    n = dict(groups=len(tasks), signal=sum(len(set(first[g:g + G])) > 1 for g in range(0, len(first), G)), extra=0, replayed=0)
+    groups = grouped(tasks, episodes, rewards, first)                  # the signal above: the policy's own, before replay
     if resample:
-        keep = [g for g in groups if signal_groups(g[1], G)[0]]
+        keep = [g for g in groups if carries(g)]
         while len(keep) < len(groups) and n['extra'] < resample:
             k = min(len(groups) - len(keep), resample - n['extra'])
-            keep += [g for g in grouped(*draw(k)) if signal_groups(g[1], G)[0]]
+            keep += [g for g in grouped(*draw(k)) if carries(g)]
             n['extra'] += k
         groups = keep
     n['trained'] = len(groups)

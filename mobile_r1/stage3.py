@@ -41,7 +41,7 @@ from .decode import _vl, unique_images
 from .env import Env, judged, make_env, play
 from .generation import need_vllm, rollout_policy
 from .grpo import LOSS_TYPES, grpo_loss, ReplayBuffer, train_groups, turn_advantages
-from .judge import RuleJudge, make_judge
+from .judge import SUCCESS_THRESHOLD, RuleJudge, make_judge
 from .metrics import MetricsLog
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .rewards import SCALE_REWARDS, frac_zero_std, group_advantages, partial_action_reward, task_reward
@@ -326,6 +326,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, e
         verdicts = judged(env, judge, chosen, trajs)                                    # no checker: they set success
         return chosen, trajs, verdicts, [task_reward(v.score, tr.format_flags, cfg.format_weight) for v, tr in zip(verdicts, trajs)]
     buffer = ReplayBuffer() if cfg.replay else None
+    won = lambda verdicts: [v.score > SUCCESS_THRESHOLD for v in verdicts]             # what the reward counts as a win: the judge's say
     push()
     try:
         for it in tqdm(range(start, cfg.iterations), desc='stage 3', initial=start, total=cfg.iterations,
@@ -344,9 +345,9 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, e
             extra = random.Random(f'stage3-extra/{cfg.seed}/{it}/{rank}')                  # replacement groups: a stream of their own
             def draw(n):
                 new = [extra.choice(env.tasks) for _ in range(n)]
-                _, tr, _, rw = play_groups(new, [extra.randrange(2 ** 31) for _ in range(n * cfg.G)])
-                return new, tr, rw
-            trajs, rewards, counts = train_groups(tasks, trajs, rewards, cfg.G, cfg.resample, draw, buffer)
+                _, tr, vs, rw = play_groups(new, [extra.randrange(2 ** 31) for _ in range(n * cfg.G)])
+                return new, tr, rw, won(vs)
+            trajs, rewards, counts = train_groups(tasks, trajs, rewards, cfg.G, cfg.resample, draw, buffer, won(verdicts))
             A = group_advantages(rewards, cfg.G, scale_rewards=cfg.scale_rewards) if rewards else torch.zeros(0)   # (N,), per process: groups are whole
             adv = turn_advantages(A, trajs, cfg.G, cfg.step_aware, turn_correctness(trajs, cfg.partial_credit) if cfg.step_aware else None,
                                   cfg.gigpo, rewards, cfg.gigpo_gamma, cfg.scale_rewards)

@@ -211,7 +211,7 @@ def test_stage3_runs_with_every_fix_and_logs_the_signal(tiny_model, tmp_path):
     for r in rows:
         assert r['groups'] == 2 and 0 <= r['signal_share'] <= 1 and 0 <= r['extra'] <= 2
         assert r['trained'] <= r['groups'] + r['extra'] and r['episodes'] == 4          # the metrics: the first draw only
-        assert abs((1 - r['signal_share']) - r['frac_reward_zero_std']) < 1e-6           # the same count, two names
+        assert r['frac_reward_zero_std'] <= 1 - r['signal_share'] + 1e-6                 # won and lost: the rewards differ too
     before, after = dict(load_policy(str(tiny_model))[0].named_parameters()), dict(load_policy(str(out))[0].named_parameters())
     assert any(not torch.equal(before[n], after[n]) for n in before if 'visual' not in n)
 
