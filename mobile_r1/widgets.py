@@ -113,15 +113,19 @@ class RewardCurves:
 CURVE_COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14), (23, 190, 207)]
 
 def curves_image(rows: Sequence[dict], keys: Sequence[str], title: str = '', size: tuple = (640, 240),
-                 y_range: tuple | None = None) -> Image.Image:
-    "A static picture of metric `keys` over `rows` on the shared step axis: what a notebook saves where widgets do not render."
+                 y_range: tuple | None = None, bands: dict | None = None) -> Image.Image:
+    """A static picture of metric `keys` over `rows` on the shared step axis: what a notebook saves where widgets do not
+    render. `bands` maps a key to one (low, high) per point of its curve, drawn as a pale band behind it (a noise band)."""
     W, H = size
     img = Image.new('RGB', size, 'white'); d = ImageDraw.Draw(img)
     L, R, T, B = 48, 12, 22, 28                                   # margins: axis labels left and below, title above
     series = [(k, *curve_points(rows, k)) for k in keys]
     series = [(k, xs, ys) for k, xs, ys in series if xs]
     xs_all = [x for _, xs, _ in series for x in xs] or [0, 1]
-    ys_all = [y for _, _, ys in series for y in ys] or [0, 1]
+    bands = bands or {}
+    for k, xs, _ in series:
+        if k in bands and len(bands[k]) != len(xs): raise ValueError(f'{len(bands[k])} band pairs for the {len(xs)} points of {k!r}')
+    ys_all = [y for k, _, ys in series for y in (*ys, *(v for b in bands.get(k, ()) for v in b))] or [0, 1]
     x0, x1 = min(xs_all), max(max(xs_all), min(xs_all) + 1)
     y0, y1 = y_range or (min(ys_all), max(max(ys_all), min(ys_all) + 1e-9))
     px = lambda x: L + (x - x0) / (x1 - x0) * (W - L - R)
@@ -131,6 +135,11 @@ def curves_image(rows: Sequence[dict], keys: Sequence[str], title: str = '', siz
     for x, anchor in ((x0, 'lt'), (x1, 'rt')): d.text((px(x), H - B + 4), f'{x}', fill='black', anchor=anchor)
     d.text((L + (W - L - R) / 2, H - 2), 'step', fill='black', anchor='mb')
     d.text((L, 4), title, fill='black')
+    for i, (k, xs, ys) in enumerate(series):                      # the bands first, so no line hides under another's band
+        c = CURVE_COLORS[i % len(CURVE_COLORS)]
+        if k in bands and len(xs) > 1:
+            pale = tuple(round(255 - (255 - v) * 0.25) for v in c)
+            d.polygon([(px(x), py(h)) for x, (_, h) in zip(xs, bands[k])] + [(px(x), py(l)) for x, (l, _) in zip(xs[::-1], bands[k][::-1])], fill=pale)
     for i, (k, xs, ys) in enumerate(series):
         c = CURVE_COLORS[i % len(CURVE_COLORS)]
         pts = [(px(x), py(y)) for x, y in zip(xs, ys)]

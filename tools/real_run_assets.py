@@ -43,6 +43,16 @@ def popup_counts(trajs, jobs, cfg: dict) -> dict:
     return {'popup_states': met, 'closed': closed}
 
 
+def acts(tr) -> list[str]: return [str(t.action) for t in tr.turns]
+
+
+def pick_episode(first, last) -> tuple[int, str]:
+    "The episode to show and the rule that picked it: the first whose outcome differs, else whose actions differ, else the first."
+    return next(((i, 'outcome differs') for i, (a, b) in enumerate(zip(first, last)) if bool(a.success) != bool(b.success)),
+                next(((i, 'actions differ, same outcome') for i, (a, b) in enumerate(zip(first, last)) if acts(a) != acts(b)),
+                     (0, 'no episode differs: the first one')))
+
+
 def main(run: Path, out: str = 'real_run', models: tuple = ('stage1', 'stage2', 'stage3')):
     OUT = ROOT / 'nbs' / 'assets' / out
     st = json.loads((run / 'quickstart.json').read_text())
@@ -51,10 +61,7 @@ def main(run: Path, out: str = 'real_run', models: tuple = ('stage1', 'stage2', 
     jobs = [(pool[k % len(pool)], 7 * 1_000_003 + k * 7919) for k in range(cfg['train_online_episodes'])]   # online_eval's stream
     played = {m: play(run / 'models' / m, jobs, cfg) for m in dict.fromkeys((models[0], models[-1]))}
     first, last = played[models[0]], played[models[-1]]
-    acts = lambda tr: [str(t.action) for t in tr.turns]
-    k, rule = next(((i, 'outcome differs') for i, (a, b) in enumerate(zip(first, last)) if bool(a.success) != bool(b.success)),
-                   next(((i, 'actions differ, same outcome') for i, (a, b) in enumerate(zip(first, last)) if acts(a) != acts(b)),
-                        (0, 'no episode differs: the first one')))
+    k, rule = pick_episode(first, last)
     if OUT.exists(): shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
     for f in [*run.glob('metrics*.jsonl'), run / 'table.json', *run.glob('bench_rows.json')]: shutil.copy(f, OUT / f.name)
