@@ -1,6 +1,6 @@
 """The benchmarks are run by hand, for minutes; here each runs at toy sizes, so that they cannot rot unnoticed."""
 import importlib.util
-import json
+import json, shutil
 import os
 import subprocess
 import sys
@@ -140,6 +140,27 @@ def test_bench_variants_smoke(tmp_path):
     s3 = [x for x in s3 if x['stage'] == 3]
     assert s3 and all('signal_share' in x for x in s3)
     assert 'rise' in r.stdout
+    # resume after a kill: a stage-2 folder holding only its trainer folder is trained again, its metric rows not doubled
+    paper = run / 'variants' / 'paper'
+    steps = [x['step'] for x in map(json.loads, (paper / 'metrics.jsonl').read_text().splitlines()) if x['stage'] == 2]
+    shutil.rmtree(paper / 'stage2'); (paper / 'stage2' / 'trainer').mkdir(parents=True); (paper / 'rows.json').unlink()
+    r2 = subprocess.run(cmd[:-6] + ['--variants', 'paper', '--out', str(tmp_path)], capture_output=True, text=True, env=env, timeout=900)
+    assert r2.returncode == 0, r2.stderr[-3000:]
+    assert (paper / 'stage2' / 'mobile_r1.json').exists()
+    assert [x['step'] for x in map(json.loads, (paper / 'metrics.jsonl').read_text().splitlines()) if x['stage'] == 2] == steps
+    # the notebook's assets from that run: every seed's rows, the curves, one episode before and after
+    out = tmp_path / 'assets'
+    a = subprocess.run([sys.executable, str(ROOT / 'tools' / 'variants_assets.py'), str(tmp_path), '--preset', 'smoke',
+                        '--after', 'dynamic+clip_higher/stage3', '--out', str(out)], capture_output=True, text=True, env=env, timeout=600)
+    assert a.returncode == 0, a.stderr[-3000:]
+    info = json.loads((out / 'variants.json').read_text())
+    assert [x['online_success'] for x in info['seeds']['0']['rows']] == \
+           [x['online_success'] for x in json.loads((run / 'variant_rows.json').read_text())['rows']]
+    assert info['seeds']['0']['sizes']['gigpo']['2'] == info['seeds']['0']['sizes']['paper']['2']   # it trained on the paper's stage 2
+    ep = info['episode']
+    assert sum(c['episodes'] for c in ep['by_task'].values()) == ep['episodes_compared'] == 4
+    assert sum(c['before'] for c in ep['by_task'].values()) == ep['success']['before']
+    assert (out / 'before' / 'data.jsonl').exists() and (out / 'after' / 'data.jsonl').exists()
     bad = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'bench_variants.py'), '--variants', 'magic'], capture_output=True, text=True)
     assert bad.returncode != 0 and 'unknown variant' in bad.stderr
 

@@ -1,0 +1,94 @@
+"""Copy what `nbs/10a_grpo_fixes.ipynb` shows of a finished `benchmarks/bench_variants.py` run into
+`nbs/assets/variants/`: every seed's rows (train-task online success of each variant, with its interval and n), the
+quickstart's timings and format compliance, the training curves of each variant (only the keys the notebook plots),
+and one evaluation episode played by two models of seed 0.
+
+    python tools/variants_assets.py runs/bench_variants                       # --preset tiny, every finished seed
+    python tools/variants_assets.py runs/bench_variants --after larger_G+gigpo/stage3
+
+The episode comes from the evaluation's own seed stream, never from a training seed, and is picked by the rule of
+`tools/real_run_assets.py`: the first of the 128 whose outcome differs between Stage 1 (before) and `--after`."""
+import argparse, json, shutil, sys
+from pathlib import Path
+from mobile_r1.metrics import read_metrics
+from mobile_r1.rollout import save_trajectories
+from mobile_r1.sim import task_list
+
+sys.path.insert(0, str(Path(__file__).parent))
+from real_run_assets import acts, pick_episode, play      # noqa: E402  (the same episode rule as the real-run assets)
+
+ROOT = Path(__file__).resolve().parents[1]
+ROW_KEYS = ('model', 'variant', 'stages', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors', 'steps')
+CURVE_KEYS = ('stage', 'step', 'reward/action', 'format_ok', 'frac_reward_zero_std', 'success_rate', 'signal_share',
+              'episodes', 'episode_len', 'groups', 'extra', 'replayed', 'trained', 'screen/signal_share')
+SIZES = {2: ('G', 'prompts_per_step'), 3: ('G', 'tasks_per_iter')}   # what a curve's counts need: answers and groups per step
+
+
+def trim(row: dict, keys) -> dict: return {k: row[k] for k in keys if k in row}
+
+
+def curves(run: Path) -> dict:
+    "Each variant's stage-2 and stage-3 metric rows (the preset's own from the quickstart's metrics), trimmed."
+    out = {v.name: [trim(r, CURVE_KEYS) for r in read_metrics(v / 'metrics.jsonl')]
+           for v in sorted((run / 'variants').iterdir()) if (v / 'metrics.jsonl').exists()}
+    out['preset'] = [trim(r, CURVE_KEYS) for r in read_metrics(run / 'metrics.jsonl') if r['stage'] in (2, 3)]
+    return out
+
+
+def sizes(run: Path) -> dict:
+    "Each variant's group size and groups per step, stage by stage, read from its saved models (a stage-3-only variant: the paper's stage 2)."
+    model = lambda v, k: run / 'variants' / v / f'stage{k}' if (run / 'variants' / v / f'stage{k}').exists() else run / 'variants' / 'paper' / f'stage{k}'
+    cfg = lambda path: json.loads((path / 'mobile_r1.json').read_text())['config']
+    out = {v.name: {k: {f: cfg(model(v.name, k))[f] for f in SIZES[k]} for k in (2, 3)} for v in sorted((run / 'variants').iterdir())}
+    out['preset'] = {k: {f: cfg(run / 'models' / f'stage{k}')[f] for f in SIZES[k]} for k in (2, 3)}
+    return out
+
+
+def by_task(jobs, before, after) -> dict:
+    "Per task of the evaluation: its episodes and the successes before and after."
+    out = {}
+    for (task, _), a, b in zip(jobs, before, after):
+        c = out.setdefault(task.id, {'episodes': 0, 'before': 0, 'after': 0})
+        c['episodes'] += 1; c['before'] += bool(a.success); c['after'] += bool(b.success)
+    return out
+
+
+def main(root: Path, preset: str = 'tiny', after: str = 'larger_G+gigpo/stage3', out: str = 'variants'):
+    OUT = ROOT / 'nbs' / 'assets' / out
+    runs = sorted((p for p in root.glob(f'{preset}-seed*') if (p / 'variant_rows.json').exists()), key=lambda p: int(p.name.rsplit('seed', 1)[1]))
+    if not runs: sys.exit(f'no finished seed under {root} (a seed is finished when its variant_rows.json exists)')
+    seeds = {}
+    for run in runs:
+        st = json.loads((run / 'quickstart.json').read_text())
+        seeds[run.name.rsplit('seed', 1)[1]] = {
+            'rows': [trim(r, ROW_KEYS) for r in json.loads((run / 'variant_rows.json').read_text())['rows']],
+            'timings': st['timings'], 'format_compliance_stage1': st.get('format_compliance_stage1'), 'curves': curves(run),
+            'sizes': sizes(run)}
+    run0 = runs[0]
+    cfg = json.loads((run0 / 'quickstart.json').read_text())['config']
+    pool = task_list('train', world=cfg['world'])
+    jobs = [(pool[k % len(pool)], 7 * 1_000_003 + k * 7919) for k in range(cfg['train_online_episodes'])]   # online_eval's stream
+    before, late = play(run0 / 'models' / 'stage1', jobs, cfg), play(run0 / 'variants' / after, jobs, cfg)
+    k, rule = pick_episode(before, late)
+    if OUT.exists(): shutil.rmtree(OUT)
+    OUT.mkdir(parents=True)
+    save_trajectories([before[k]], OUT / 'before'); save_trajectories([late[k]], OUT / 'after')
+    info = {'preset': preset, 'config': cfg, 'seeds': seeds,
+            'episode': {'seed_run': run0.name, 'index': k, 'task': jobs[k][0].id, 'phone_seed': jobs[k][1], 'rule': rule,
+                        'before': 'Stage 1', 'after': after, 'episodes_compared': len(jobs),
+                        'same_actions': sum(acts(a) == acts(b) for a, b in zip(before, late)),
+                        'success': {'before': sum(bool(t.success) for t in before), 'after': sum(bool(t.success) for t in late)},
+                        'by_task': by_task(jobs, before, late)}}
+    (OUT / 'variants.json').write_text(json.dumps(info, indent=1))
+    print(json.dumps(info['episode'], indent=1))
+    print(f'{len(seeds)} seed(s) -> {OUT}')
+
+
+if __name__ == '__main__':
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('root', type=Path, help="bench_variants.py's --out folder")
+    ap.add_argument('--preset', default='tiny')
+    ap.add_argument('--after', default='larger_G+gigpo/stage3', help='the model played after, under RUN/variants/ of seed 0')
+    ap.add_argument('--out', default='variants', help='folder under nbs/assets/ (default variants)')
+    a = ap.parse_args()
+    main(a.root, a.preset, a.after, a.out)
