@@ -15,6 +15,7 @@ format. The names, documented once:
 | `format_ok` | share of well-formed answers among the step's samples |
 | `kl` | mean KL to the reference policy (when beta > 0) |
 | `success_rate`, `episode_len`, `judge_agreement` | stage 3: share of successful episodes, mean steps, judge vs checker |
+| `groups`, `signal_share`, `extra`, `replayed`, `trained` | stage 3: groups first drawn, the share of them both won and lost (the task's own signal: the format term alone keeps `frac_reward_zero_std` near 0), extra groups drawn by dynamic sampling, groups given a replayed win, groups trained |
 
 Other keys may be added freely (TRL logs many); these are never renamed."""
 
