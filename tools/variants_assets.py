@@ -19,7 +19,7 @@ from real_run_assets import acts, pick_episode, play      # noqa: E402  (the sam
 
 ROOT = Path(__file__).resolve().parents[1]
 ROW_KEYS = ('model', 'variant', 'stages', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors', 'steps')
-CURVE_KEYS = ('stage', 'step', 'reward/action', 'format_ok', 'frac_reward_zero_std', 'success_rate', 'signal_share',
+CURVE_KEYS = ('stage', 'step', 'reward/action', 'format_ok', 'entropy', 'frac_reward_zero_std', 'success_rate', 'signal_share',
               'episodes', 'episode_len', 'groups', 'extra', 'replayed', 'trained', 'screen/signal_share')
 SIZES = {2: ('G', 'prompts_per_step'), 3: ('G', 'tasks_per_iter')}   # what a curve's counts need: answers and groups per step
 
