@@ -17,13 +17,15 @@ import argparse, json, statistics, time
 from dataclasses import replace
 from pathlib import Path
 from mobile_r1.evaluate import cell_text
-from mobile_r1.metrics import MetricsLog
 from mobile_r1.policy import Policy
-from mobile_r1.quickstart import PRESETS, run_quickstart, stage_configs, train_tasks_row
-from mobile_r1.stage1 import train_stage1
-from mobile_r1.stage3 import train_stage3
+from mobile_r1.quickstart import PRESETS, _train, run_quickstart, stage_configs, train_tasks_row   # _train: rows of a killed attempt dropped
 
 NAMES = {'1': 'Stage 1', '2': 'Stage 1+2', '3': 'Stage 1+2+3'}
+
+
+def trained(model: Path) -> bool:
+    "Whether `model` holds a finished model (a killed run leaves a folder with only its trainer state)."
+    return (model / 'mobile_r1.json').exists()
 
 
 def control(run: Path, cfg, st: dict) -> dict:
@@ -31,10 +33,10 @@ def control(run: Path, cfg, st: dict) -> dict:
     s1_rate = cfg.stage1_steps / st['timings']['stage 1']                 # stage-1 steps per second in this run
     steps = max(1, round(st['timings']['stage 2'] * s1_rate))
     out = run / 'models' / 'stage1_continued'
-    if not (out / 'mobile_r1.json').exists():                      # a finished model; a killed run leaves its trainer folder
+    if not trained(out):
         s1 = stage_configs(cfg, run)[1]                                        # the run's own stage 1, continued
-        train_stage1(replace(s1, base=s1.out_dir, out_dir=str(out), max_steps=steps, logging_steps=max(1, steps // 10)),
-                     MetricsLog(run / 'metrics_control.jsonl', stage=1))
+        _train(1, replace(s1, base=s1.out_dir, out_dir=str(out), max_steps=steps, logging_steps=max(1, steps // 10)),
+               run / 'metrics_control.jsonl')
     return {**train_tasks_row(Policy.load(str(out)), f'Stage 1 continued ({steps} steps = stage 2 wall time)', cfg), 'steps': steps}
 
 
@@ -42,8 +44,7 @@ def step_aware(run: Path, cfg, lam: float) -> dict:
     "Stage 3 again from the run's stage 1+2 model with the step-aware switch at `lam`; its train-task row."
     c = stage_configs(cfg, run)[3]
     out = run / 'models' / f'stage3_step_aware{lam:g}'
-    if not (out / 'mobile_r1.json').exists():                      # a finished model; a killed run leaves its trainer folder
-        train_stage3(replace(c, out_dir=str(out), step_aware=lam), MetricsLog(run / f'metrics_step_aware{lam:g}.jsonl', stage=3))
+    if not trained(out): _train(3, replace(c, out_dir=str(out), step_aware=lam), run / f'metrics_step_aware{lam:g}.jsonl')
     return train_tasks_row(Policy.load(str(out)), f'Stage 1+2+3, step-aware λ = {lam:g}', cfg)
 
 

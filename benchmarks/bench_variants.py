@@ -19,7 +19,7 @@ from mobile_r1.policy import Policy
 from mobile_r1.quickstart import PRESETS, _train, run_quickstart, stage_configs, train_tasks_row   # _train: rows of a killed attempt dropped
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_learning import control                      # noqa: E402  (the same control as the learning benchmark)
+from bench_learning import control, trained             # noqa: E402  (the same control and resume test as the learning benchmark)
 
 PAPER2 = dict(states='recorded', screen=0, rounds=1)     # the paper's stage 2: the recorded steps, every one of them
 VARIANTS = {                                             # name: (stage 2's changes, stage 3's changes)
@@ -43,9 +43,8 @@ def variant(run: Path, cfg, name: str, s2: dict, s3: dict) -> list[dict]:
     if rows_file.exists(): return json.loads(rows_file.read_text())
     d3.mkdir(parents=True, exist_ok=True)
     m2, m3 = d2 / 'stage2', d3 / 'stage3'
-    done = lambda m: (m / 'mobile_r1.json').exists()                  # a finished model; a killed run leaves its trainer folder
-    if not done(m2): _train(2, replace(base2, **{**PAPER2, **s2}, out_dir=str(m2)), d2 / 'metrics.jsonl')
-    if not done(m3): _train(3, replace(base3, base=str(m2), out_dir=str(m3), **s3), d3 / 'metrics.jsonl')
+    if not trained(m2): _train(2, replace(base2, **{**PAPER2, **s2}, out_dir=str(m2)), d2 / 'metrics.jsonl')
+    if not trained(m3): _train(3, replace(base3, base=str(m2), out_dir=str(m3), **s3), d3 / 'metrics.jsonl')
     rows = [{**train_tasks_row(Policy.load(str(m)), f'{name}: Stage 1+{k}', cfg), 'variant': name, 'stages': k}
             for k, m in (('2', m2), ('2+3', m3))]
     rows_file.write_text(json.dumps(rows, indent=1))

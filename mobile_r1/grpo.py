@@ -162,8 +162,9 @@ def train_groups(tasks: Sequence, episodes: Sequence, rewards: Sequence[float], 
     those with signal, extra groups played, groups replayed, groups trained."""
     if resample and draw is None: raise ValueError('resample > 0 draws replacement groups: pass draw(n)')
     if len(episodes) != len(tasks) * G: raise ValueError(f'{len(episodes)} episodes for {len(tasks)} groups of G = {G}')
+    outcomes = lambda eps, wins: [bool(e.success) for e in eps] if wins is None else [bool(w) for w in wins]
     def grouped(ts, eps, rs, wins=None) -> list[tuple[list, list, list]]:
-        wins, out = [bool(e.success) for e in eps] if wins is None else list(wins), []
+        wins, out = outcomes(eps, wins), []
         for i, t in enumerate(ts):
             e, r, w = (list(x[i * G:(i + 1) * G]) for x in (eps, rs, wins))
             if buffer is not None:
@@ -172,9 +173,9 @@ def train_groups(tasks: Sequence, episodes: Sequence, rewards: Sequence[float], 
                 if buffer.fill(key, e, r, w): w[-1], n['replayed'] = True, n['replayed'] + 1
             out.append((e, r, w))
         return out
-    carries = lambda g: len(set(g[2])) > 1                       # won and lost both: the task itself gives an advantage
-    first = [bool(e.success) for e in episodes] if won is None else [bool(w) for w in won]
-    n = dict(groups=len(tasks), signal=sum(len(set(first[g:g + G])) > 1 for g in range(0, len(first), G)), extra=0, replayed=0)
+    carries = lambda g: signal_groups(g[2], G)[0]                # won and lost both: the task itself gives an advantage
+    first = outcomes(episodes, won)
+    n = dict(groups=len(tasks), signal=sum(signal_groups(first, G)), extra=0, replayed=0)
     groups = grouped(tasks, episodes, rewards, first)                  # the signal above: the policy's own, before replay
     if resample:
         keep = [g for g in groups if carries(g)]

@@ -43,6 +43,12 @@ def popup_counts(trajs, jobs, cfg: dict) -> dict:
     return {'popup_states': met, 'closed': closed}
 
 
+def eval_jobs(cfg: dict) -> list:
+    "The (task, phone seed) of each train-task evaluation episode of a quickstart of `cfg`: online_eval's own stream (seed=7)."
+    pool = task_list('train', world=cfg['world'])
+    return [(pool[k % len(pool)], 7 * 1_000_003 + k * 7919) for k in range(cfg['train_online_episodes'])]
+
+
 def acts(tr) -> list[str]: return [str(t.action) for t in tr.turns]
 
 
@@ -57,8 +63,7 @@ def main(run: Path, out: str = 'real_run', models: tuple = ('stage1', 'stage2', 
     OUT = ROOT / 'nbs' / 'assets' / out
     st = json.loads((run / 'quickstart.json').read_text())
     cfg = st['config']
-    pool = task_list('train', world=cfg['world'])
-    jobs = [(pool[k % len(pool)], 7 * 1_000_003 + k * 7919) for k in range(cfg['train_online_episodes'])]   # online_eval's stream
+    jobs = eval_jobs(cfg)
     played = {m: play(run / 'models' / m, jobs, cfg) for m in dict.fromkeys((models[0], models[-1]))}
     first, last = played[models[0]], played[models[-1]]
     k, rule = pick_episode(first, last)

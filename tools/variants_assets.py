@@ -12,10 +12,9 @@ import argparse, json, shutil, sys
 from pathlib import Path
 from mobile_r1.metrics import read_metrics
 from mobile_r1.rollout import save_trajectories
-from mobile_r1.sim import task_list
 
 sys.path.insert(0, str(Path(__file__).parent))
-from real_run_assets import acts, pick_episode, play      # noqa: E402  (the same episode rule as the real-run assets)
+from real_run_assets import acts, eval_jobs, pick_episode, play      # noqa: E402  (the same episode rule as the real-run assets)
 
 ROOT = Path(__file__).resolve().parents[1]
 ROW_KEYS = ('model', 'variant', 'stages', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors', 'steps')
@@ -66,8 +65,7 @@ def main(root: Path, preset: str = 'tiny', after: str = 'larger_G+gigpo/stage3',
             'sizes': sizes(run)}
     run0 = runs[0]
     cfg = json.loads((run0 / 'quickstart.json').read_text())['config']
-    pool = task_list('train', world=cfg['world'])
-    jobs = [(pool[k % len(pool)], 7 * 1_000_003 + k * 7919) for k in range(cfg['train_online_episodes'])]   # online_eval's stream
+    jobs = eval_jobs(cfg)
     before, late = play(run0 / 'models' / 'stage1', jobs, cfg), play(run0 / 'variants' / after, jobs, cfg)
     k, rule = pick_episode(before, late)
     if OUT.exists(): shutil.rmtree(OUT)
