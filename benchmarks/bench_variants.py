@@ -9,7 +9,7 @@ stage 1. Every seed run counts: nothing is picked after the fact.
 
 Each variant changes the paper's stages as listed in VARIANTS (stage 2's changes, stage 3's changes); a variant
 that only changes stage 3 starts from the paper's stage-2 model. `--combo a,b` adds a variant with the changes of
-a and b together. A run resumes: finished models and rows are kept. Takes about one quickstart per seed plus a
+a and b together. Where the preset's stage 2 is already the paper's (`busy`), the variants start from its model. A run resumes: finished models and rows are kept. Takes about one quickstart per seed plus a
 stage 2, a stage 3 and two evaluations per variant (about an hour a seed for `tiny` on 2 CPU cores)."""
 import argparse, json, statistics, sys, time
 from dataclasses import replace
@@ -31,20 +31,26 @@ VARIANTS = {                                             # name: (stage 2's chan
     'larger_G': (dict(G=16, prompts_per_step=4), dict(G=16, tasks_per_iter=1)),           # the same answers per step
     'gigpo': ({}, dict(gigpo=1.0)),                                                        # step-level credit, no expert
     'replay': ({}, dict(replay=True)),                                                     # a past success into a failing group
+    'step_aware': ({}, dict(step_aware=1.0)),                                              # our departure: each turn scored against the expert
 }
+
+
+def paper_stage2(run: Path, cfg) -> Path:
+    "Where the paper's stage-2 model of a run lives: the preset's own when the preset's stage 2 is the paper's (as `busy`'s is)."
+    base2 = stage_configs(cfg, run)[2]
+    return Path(base2.out_dir) if replace(base2, **PAPER2) == base2 else run / 'variants' / 'paper' / 'stage2'
 
 
 def variant(run: Path, cfg, name: str, s2: dict, s3: dict) -> list[dict]:
     "Stage 2 and stage 3 of one variant from the run's stage-1 model, each evaluated; resumes what is done."
     base2, base3 = stage_configs(cfg, run)[2], stage_configs(cfg, run)[3]
-    key2 = 'paper' if not s2 else name                                 # stage-3-only variants share the paper's stage 2
-    d2, d3 = run / 'variants' / key2, run / 'variants' / name
-    rows_file = d3 / 'rows.json'
+    d = run / 'variants' / name
+    rows_file = d / 'rows.json'
     if rows_file.exists(): return json.loads(rows_file.read_text())
-    d3.mkdir(parents=True, exist_ok=True)
-    m2, m3 = d2 / 'stage2', d3 / 'stage3'
-    if not trained(m2): _train(2, replace(base2, **{**PAPER2, **s2}, out_dir=str(m2)), d2 / 'metrics.jsonl')
-    if not trained(m3): _train(3, replace(base3, base=str(m2), out_dir=str(m3), **s3), d3 / 'metrics.jsonl')
+    d.mkdir(parents=True, exist_ok=True)
+    m2, m3 = (d / 'stage2' if s2 else paper_stage2(run, cfg)), d / 'stage3'    # stage-3-only variants share the paper's stage 2
+    if not trained(m2): _train(2, replace(base2, **{**PAPER2, **s2}, out_dir=str(m2)), m2.parent / 'metrics.jsonl')
+    if not trained(m3): _train(3, replace(base3, base=str(m2), out_dir=str(m3), **s3), d / 'metrics.jsonl')
     rows = [{**train_tasks_row(Policy.load(str(m)), f'{name}: Stage 1+{k}', cfg), 'variant': name, 'stages': k}
             for k, m in (('2', m2), ('2+3', m3))]
     rows_file.write_text(json.dumps(rows, indent=1))

@@ -165,6 +165,16 @@ def test_bench_variants_smoke(tmp_path):
     assert bad.returncode != 0 and 'unknown variant' in bad.stderr
 
 
+def test_variants_reuse_paper_stage2():
+    "A preset whose stage 2 is the paper's (busy, full) lends its model to the stage-3-only variants; tiny's (visited states) does not."
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    from bench_variants import paper_stage2
+    from mobile_r1.quickstart import PRESETS
+    run = Path('r')
+    assert paper_stage2(run, PRESETS['busy']) == paper_stage2(run, PRESETS['full']) == run / 'models' / 'stage2'
+    assert paper_stage2(run, PRESETS['tiny']) == run / 'variants' / 'paper' / 'stage2'
+
+
 def test_bench_rl_speed_smoke():
     "The RL speed benchmark runs end to end and ends on the two ratios."
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_rl_speed.py'), '--steps', '1', '--stage1-steps', '2', '--prompts', '2']

@@ -36,7 +36,9 @@ def curves(run: Path) -> dict:
 
 def sizes(run: Path) -> dict:
     "Each variant's group size and groups per step, stage by stage, read from its saved models (a stage-3-only variant: the paper's stage 2)."
-    model = lambda v, k: run / 'variants' / v / f'stage{k}' if (run / 'variants' / v / f'stage{k}').exists() else run / 'variants' / 'paper' / f'stage{k}'
+    def model(v, k):   # the variant's own, else the paper's stage 2: its own folder, or the preset's when they are one (`busy`)
+        return next(p for p in (run / 'variants' / v / f'stage{k}', run / 'variants' / 'paper' / f'stage{k}', run / 'models' / f'stage{k}')
+                    if p.exists())
     cfg = lambda path: json.loads((path / 'mobile_r1.json').read_text())['config']
     out = {v.name: {k: {f: cfg(model(v.name, k))[f] for f in SIZES[k]} for k in (2, 3)} for v in sorted((run / 'variants').iterdir())}
     out['preset'] = {k: {f: cfg(run / 'models' / f'stage{k}')[f] for f in SIZES[k]} for k in (2, 3)}
