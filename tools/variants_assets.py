@@ -7,7 +7,9 @@ and one evaluation episode played by two models of seed 0.
     python tools/variants_assets.py runs/bench_variants --after larger_G+gigpo/stage3
 
 The episode comes from the evaluation's own seed stream, never from a training seed, and is picked by the rule of
-`tools/real_run_assets.py`: the first of the 128 whose outcome differs between Stage 1 (before) and `--after`."""
+`tools/real_run_assets.py`: the first of the 128 whose outcome differs between `--before` (default Stage 1) and `--after`.
+
+    python tools/variants_assets.py runs/bench_variants --preset busy --before models/stage2 --after step_aware/stage3 --out variants_busy"""
 import argparse, json, shutil, sys
 from pathlib import Path
 from mobile_r1.metrics import read_metrics
@@ -20,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ROW_KEYS = ('model', 'variant', 'stages', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors', 'steps')
 CURVE_KEYS = ('stage', 'step', 'reward/action', 'format_ok', 'entropy', 'frac_reward_zero_std', 'success_rate', 'signal_share',
               'episodes', 'episode_len', 'groups', 'extra', 'replayed', 'trained', 'screen/signal_share')
+NAMES = {'models/stage1': 'Stage 1', 'models/stage2': 'Stage 1+2', 'models/stage3': 'Stage 1+2+3'}   # the preset's own models
 SIZES = {2: ('G', 'prompts_per_step'), 3: ('G', 'tasks_per_iter')}   # what a curve's counts need: answers and groups per step
 
 
@@ -54,7 +57,7 @@ def by_task(jobs, before, after) -> dict:
     return out
 
 
-def main(root: Path, preset: str = 'tiny', after: str = 'larger_G+gigpo/stage3', out: str = 'variants'):
+def main(root: Path, preset: str = 'tiny', after: str = 'larger_G+gigpo/stage3', out: str = 'variants', before: str = 'models/stage1'):
     OUT = ROOT / 'nbs' / 'assets' / out
     runs = sorted((p for p in root.glob(f'{preset}-seed*') if (p / 'variant_rows.json').exists()), key=lambda p: int(p.name.rsplit('seed', 1)[1]))
     if not runs: sys.exit(f'no finished seed under {root} (a seed is finished when its variant_rows.json exists)')
@@ -68,17 +71,17 @@ def main(root: Path, preset: str = 'tiny', after: str = 'larger_G+gigpo/stage3',
     run0 = runs[0]
     cfg = json.loads((run0 / 'quickstart.json').read_text())['config']
     jobs = eval_jobs(cfg)
-    before, late = play(run0 / 'models' / 'stage1', jobs, cfg), play(run0 / 'variants' / after, jobs, cfg)
-    k, rule = pick_episode(before, late)
+    early, late = play(run0 / before, jobs, cfg), play(run0 / 'variants' / after, jobs, cfg)
+    k, rule = pick_episode(early, late)
     if OUT.exists(): shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
-    save_trajectories([before[k]], OUT / 'before'); save_trajectories([late[k]], OUT / 'after')
+    save_trajectories([early[k]], OUT / 'before'); save_trajectories([late[k]], OUT / 'after')
     info = {'preset': preset, 'config': cfg, 'seeds': seeds,
             'episode': {'seed_run': run0.name, 'index': k, 'task': jobs[k][0].id, 'phone_seed': jobs[k][1], 'rule': rule,
-                        'before': 'Stage 1', 'after': after, 'episodes_compared': len(jobs),
-                        'same_actions': sum(acts(a) == acts(b) for a, b in zip(before, late)),
-                        'success': {'before': sum(bool(t.success) for t in before), 'after': sum(bool(t.success) for t in late)},
-                        'by_task': by_task(jobs, before, late)}}
+                        'before': NAMES.get(before, before), 'after': after, 'episodes_compared': len(jobs),
+                        'same_actions': sum(acts(a) == acts(b) for a, b in zip(early, late)),
+                        'success': {'before': sum(bool(t.success) for t in early), 'after': sum(bool(t.success) for t in late)},
+                        'by_task': by_task(jobs, early, late)}}
     (OUT / 'variants.json').write_text(json.dumps(info, indent=1))
     print(json.dumps(info['episode'], indent=1))
     print(f'{len(seeds)} seed(s) -> {OUT}')
@@ -90,5 +93,6 @@ if __name__ == '__main__':
     ap.add_argument('--preset', default='tiny')
     ap.add_argument('--after', default='larger_G+gigpo/stage3', help='the model played after, under RUN/variants/ of seed 0')
     ap.add_argument('--out', default='variants', help='folder under nbs/assets/ (default variants)')
+    ap.add_argument('--before', default='models/stage1', help='the model played before, under RUN/ of seed 0 (default Stage 1)')
     a = ap.parse_args()
-    main(a.root, a.preset, a.after, a.out)
+    main(a.root, a.preset, a.after, a.out, a.before)
