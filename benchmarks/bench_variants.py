@@ -9,8 +9,9 @@ stage 1. Every seed run counts: nothing is picked after the fact.
 
 Each variant changes the paper's stages as listed in VARIANTS (stage 2's changes, stage 3's changes); a variant
 that only changes stage 3 starts from the paper's stage-2 model. `--combo a,b` adds a variant with the changes of
-a and b together. Where the preset's stage 2 is already the paper's (`busy`), the variants start from its model. A run resumes: finished models and rows are kept. Takes about one quickstart per seed plus a
-stage 2, a stage 3 and two evaluations per variant (about an hour a seed for `tiny` on 2 CPU cores)."""
+a and b together. Where the preset's stage 2 is already the paper's (`busy`, `full`), the variants start from its
+model. A run resumes: finished models and rows are kept. Takes about one quickstart per seed plus a stage 2, a
+stage 3 and two evaluations per variant (about an hour a seed for `tiny` on 2 CPU cores)."""
 import argparse, json, statistics, sys, time
 from dataclasses import replace
 from pathlib import Path
@@ -43,7 +44,7 @@ def paper_stage2(run: Path, cfg) -> Path:
 
 def variant(run: Path, cfg, name: str, s2: dict, s3: dict) -> list[dict]:
     "Stage 2 and stage 3 of one variant from the run's stage-1 model, each evaluated; resumes what is done."
-    base2, base3 = stage_configs(cfg, run)[2], stage_configs(cfg, run)[3]
+    _, base2, base3 = stage_configs(cfg, run).values()
     d = run / 'variants' / name
     rows_file = d / 'rows.json'
     if rows_file.exists(): return json.loads(rows_file.read_text())
