@@ -1,10 +1,12 @@
 """Where an RL step's time goes, and how many answers per second each RL stage gets beside the decode loop.
 
-Stage 2 (TRL's GRPOTrainer, G = 8 answers for each of `--prompts` recorded steps), first with TRL's own generation,
-then with the default, the decode loop inside TRL's trainer (`09a_stage2_decode`): seconds per
+Stage 2 (TRL's GRPOTrainer, G = 8 answers for each of `--prompts` recorded steps), four ways: TRL's own generation
+and scoring; the decode loop inside TRL's trainer (`09a_stage2_decode`); that plus one forward per prompt in the
+scoring passes (`09b_shared_prompt`, the default); and the default with β = 0 (no reference model). Seconds per
 optimiser step split into generation (TRL's `_generate_single_turn`), rewards (`_calculate_rewards`), the other
 scoring passes (old and reference log-probabilities) and training (loss forward, backward, optimiser). Stage 3 (our
-loop): seconds per iteration split into rollouts (`play`: the decode loop and SimPhone) and the update. Beside each,
+loop), with one forward per turn and then per prompt (the default): seconds per iteration split into rollouts
+(`play`: the decode loop and SimPhone) and the update. Beside each,
 the decode loop (`mobile_r1.decode` through `Policy.generate`) on a batch of the same size, prompts and length limit.
 The last line prints the two ratios (stage 2: the default), decode loop's answers/s over the stage's: the target is at most 2 for each.
 
@@ -54,10 +56,15 @@ def decode_rate(policy: Policy, msgs: list, imgs: list, max_new_tokens: int, rep
     return len(msgs) / best
 
 
-def stage2(s1: Path, data: Path, steps: int, out: Path, prompts: int, generation: str) -> tuple[dict, float]:
-    "Seconds per stage-2 step by phase (answers sampled by `generation`), and the decode loop's answers/s on the same prompts."
-    cfg = Stage2Config(base=str(s1), data=str(data), out_dir=str(out / 's2'), max_steps=steps + 1, prompts_per_step=prompts,
-                       generation=generation)
+STAGE2 = {'TRL (generate and scoring)': dict(generation='trl', share_prompts=False),
+          'decode loop': dict(generation='decode', share_prompts=False),
+          'decode loop + one forward per prompt (default)': dict(generation='decode', share_prompts=True),
+          'default, beta = 0': dict(generation='decode', share_prompts=True, beta=0.0)}
+
+
+def stage2(s1: Path, data: Path, steps: int, out: Path, prompts: int, **kw) -> tuple[dict, float]:
+    "Seconds per stage-2 step by phase (the config's fields `kw`), and the decode loop's answers/s on the same prompts."
+    cfg = Stage2Config(base=str(s1), data=str(data), out_dir=str(out / 's2'), max_steps=steps + 1, prompts_per_step=prompts, **kw)
     tr, clock, timer = make_stage2_trainer(cfg), Clock(), Steps()
     for name in ('_generate_single_turn', '_calculate_rewards', '_generate_and_score_completions'):
         setattr(tr, name, clock.wrap(name, getattr(tr, name)))
@@ -75,9 +82,9 @@ def stage2(s1: Path, data: Path, steps: int, out: Path, prompts: int, generation
     return {**phases, 'answers': cfg.G * cfg.prompts_per_step}, decode_rate(Policy.load(str(s1)), msgs, imgs, cfg.max_completion_length)
 
 
-def stage3(s1: Path, iterations: int, out: Path, monkey) -> tuple[dict, float]:
-    "Seconds per stage-3 iteration by phase, and the decode loop's answers/s on a batch of its size (the tasks' first screens)."
-    cfg = Stage3Config(base=str(s1), out_dir=str(out / 's3'), world=('Video/like_video',), iterations=iterations + 1, checkpoint_every=10 ** 6)
+def stage3(s1: Path, iterations: int, out: Path, monkey, **kw) -> tuple[dict, float]:
+    "Seconds per stage-3 iteration by phase (the config's fields `kw`), and the decode loop's answers/s on a batch of its size (the tasks' first screens)."
+    cfg = Stage3Config(base=str(s1), out_dir=str(out / 's3'), world=('Video/like_video',), iterations=iterations + 1, checkpoint_every=10 ** 6, **kw)
     clock, turns, times = Clock(), [], []
     play, update = s3.play, s3._update
     def counted_play(*a, **k):
@@ -111,17 +118,23 @@ def main():
     data = generate_dataset(d / 'train', 'train', n=40, seed=0, world=('Video/like_video',))
     s1 = train_stage1(Stage1Config(base=str(tiny_qwen_vl(d / 'tiny', sim_corpus())), data=str(data), out_dir=str(d / 's1'),
                                    max_steps=a.stage1_steps))
-    for gen in ('trl', 'decode'):                                   # TRL's own generate, then the default: the decode loop inside TRL
-        p2, r2 = stage2(s1, data, a.steps, d, a.prompts, gen)
-        print(f"stage 2 (generation={gen!r}), seconds per step ({p2['answers']} answers):",
+    rates, decode = {}, {}
+    for name, kw in STAGE2.items():
+        p2, r2 = stage2(s1, data, a.steps, d, a.prompts, **kw)
+        print(f"stage 2, {name}: seconds per step ({p2['answers']} answers):",
               ', '.join(f'{k} {v:.2f}' for k, v in p2.items() if k != 'answers'))
-        a2 = p2['answers'] / p2['step']
-        print(f'stage 2 (generation={gen!r}): {a2:.1f} answers/s; decode loop on the same {p2["answers"]} prompts: {r2:.1f} answers/s')
-    p3, r3 = stage3(s1, a.steps, d, lambda m, k, v: setattr(m, k, v))
-    print(f"stage 3, seconds per iteration ({p3['answers']:.0f} turns):",
-          ', '.join(f'{k} {v:.2f}' for k, v in p3.items() if k != 'answers'))
-    a3 = p3['answers'] / p3['iteration']
-    print(f'stage 3: {a3:.1f} answers/s; decode loop on a batch of its episodes\' size: {r3:.1f} answers/s')
+        rates[name], decode[name] = p2['answers'] / p2['step'], r2
+        print(f'stage 2, {name}: {rates[name]:.1f} answers/s; decode loop on the same {p2["answers"]} prompts: {r2:.1f} answers/s')
+    default = 'decode loop + one forward per prompt (default)'
+    a2, r2 = rates[default], decode[default]
+    print(f"one forward per prompt: {a2 / rates['decode loop']:.2f}x the answers/s of one per answer")
+    for share in (False, True):                                      # one forward per turn, then the default: one per prompt
+        p3, r3 = stage3(s1, a.steps, d / f'share{int(share)}', lambda m, k, v: setattr(m, k, v), share_prompts=share)
+        name = 'one forward per prompt (default)' if share else 'one forward per turn'
+        print(f"stage 3, {name}: seconds per iteration ({p3['answers']:.0f} turns):",
+              ', '.join(f'{k} {v:.2f}' for k, v in p3.items() if k != 'answers'))
+        a3 = p3['answers'] / p3['iteration']
+        print(f'stage 3, {name}: {a3:.1f} answers/s; decode loop on a batch of its episodes\' size: {r3:.1f} answers/s')
     print(f'ratios, decode loop over stage (target <= 2 each): stage 2 {r2 / a2:.2f}, stage 3 {r3 / a3:.2f}')
 
 

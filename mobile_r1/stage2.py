@@ -34,10 +34,12 @@ from .generation import need_vllm
 from .threads import use_threads
 from .precision import check_precision
 from .stage2_decode import DecodeGRPOTrainer
+from .shared_prompt import SharedPromptDecodeGRPOTrainer, SharedPromptGRPOTrainer
 
 # %% auto #0
-__all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'trainer_class', 'make_stage2_trainer', 'train_stage2',
-           'stage2_reward_funcs', 'sampled_correct', 'screen_states', 'recorded_turns', 'visited_dataset', 'env_visits']
+__all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'left_padded', 'trainer_class', 'make_stage2_trainer',
+           'train_stage2', 'stage2_reward_funcs', 'sampled_correct', 'screen_states', 'recorded_turns',
+           'visited_dataset', 'env_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -74,6 +76,7 @@ class Stage2Config:
     partial_credit: float = 0.0           # w of GUI-G²'s near-miss credit for taps (mobile_r1.rewards.partial_action_reward); 0: binary
     temperature: float = 1.0              # sampling temperature
     generation: str = 'decode'            # who samples the answers: 'decode' (mobile_r1.decode, 09a_stage2_decode) or 'trl' (TRL's generate)
+    share_prompts: bool = True            # score each distinct prompt's forward once for its G answers (09b_shared_prompt; one process, no gradient checkpointing)
     max_completion_length: int = 128      # answer tokens (our answers are about 60)
     freeze_vision: bool = True            # the paper freezes the vision tower in both RL stages
     lora: bool = False                    # LoRA adapters instead of the full language model
@@ -99,7 +102,7 @@ class Stage2Config:
     def paper(cls, **kw) -> 'Stage2Config':
         "Qwen2.5-VL-3B on GPUs (not published by the paper: common GRPO values for a 3B VLM)."
         return cls(**{**dict(base='runs/stage1-3b', G=8, prompts_per_step=8, max_steps=1000, lr=1e-6, beta=0.04,
-                             max_completion_length=512, dtype='float32', mixed_precision='bf16', micro_batch=8,
+                             max_completion_length=512, dtype='float32', mixed_precision='bf16', micro_batch=8, share_prompts=False,
                              prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/09_stage2_grpo.ipynb #16d537c0
@@ -128,10 +131,20 @@ def grpo_args(cfg: Stage2Config, out: Path) -> GRPOConfig:
                       fp16=(cfg.mixed_precision == 'fp16' and not cpu), gradient_checkpointing=not cpu,
                       dataloader_num_workers=0, disable_tqdm=bool(os.environ.get('IN_TEST')), **vllm_args(cfg))
 
+def left_padded(proc):
+    """`proc` with its tokenizer padding on the left, as TRL pads the prompt ids. TRL takes the image tokens' types
+    (`mm_token_type_ids`, from which Qwen2.5-VL places the screenshot's 3-D positions) from the processor's own
+    padding: padded on the right they sit where the ids do not, and TRL's scoring of every shorter prompt of a batch
+    places the screenshot wrongly (`09b_shared_prompt` measures it)."""
+    proc.tokenizer.padding_side = 'left'
+    return proc
+
 def trainer_class(cfg: Stage2Config) -> type:
-    "TRL's GRPOTrainer, its generation on the decode loop (`cfg.generation='decode'`) or its own ('trl')."
+    """TRL's GRPOTrainer, its generation on the decode loop (`cfg.generation='decode'`) or its own ('trl'), its
+    answers scored with one forward per prompt (`cfg.share_prompts`) or one per answer."""
     if cfg.generation not in ('decode', 'trl'): raise ValueError(f"generation must be 'decode' or 'trl', got {cfg.generation!r}")
-    return DecodeGRPOTrainer if cfg.generation == 'decode' else GRPOTrainer
+    return {('decode', True): SharedPromptDecodeGRPOTrainer, ('decode', False): DecodeGRPOTrainer,
+            ('trl', True): SharedPromptGRPOTrainer, ('trl', False): GRPOTrainer}[cfg.generation, bool(cfg.share_prompts)]
 
 def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None) -> GRPOTrainer:
     "A GRPOTrainer over `cfg.data`, starting from `cfg.base` (vision frozen), rewarding action + format."
@@ -145,7 +158,7 @@ def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward
         ds = ds.select(keep or range(len(ds)))                    # none mixed: all (screen/signal_share says 0)
         if log: log.log(0, **stats)
     return quiet(Trainer(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg), args=grpo_args(cfg, out),
-                             train_dataset=ds, processing_class=proc, callbacks=[MetricsCallback(log)] if log else None))
+                             train_dataset=ds, processing_class=left_padded(proc), callbacks=[MetricsCallback(log)] if log else None))
 
 def train_stage2(cfg: Stage2Config, log: MetricsLog | None = None, reward_funcs=None, on_round=None) -> Path:
     """Run stage 2 and save the trained model; returns its folder. `reward_funcs` defaults to action + format (`stage2_reward_funcs`);
@@ -202,7 +215,7 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs, on_round=None) -> tuple
         ref = _pop_ref_adapter(model)
         trainer = quiet(trainer_class(cfg)(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg),
                                     args=grpo_args(replace(cfg, max_steps=k, seed=cfg.seed + r), Path(cfg.out_dir)),
-                                    train_dataset=ds, processing_class=proc,
+                                    train_dataset=ds, processing_class=left_padded(proc),
                                     callbacks=[MetricsCallback(log, step_offset=done)] if log else None))
         _restore_ref_adapter(trainer.model, ref)
         trainer.train()

@@ -44,6 +44,7 @@ from .grpo import LOSS_TYPES, grpo_loss, ReplayBuffer, train_groups, turn_advant
 from .judge import SUCCESS_THRESHOLD, RuleJudge, make_judge
 from .metrics import MetricsLog
 from .policy import Policy, PolicyConfig, load_policy, save_policy
+from .shared_prompt import shared_prompt_forward
 from .rewards import SCALE_REWARDS, frac_zero_std, group_advantages, partial_action_reward, task_reward
 from .rollout import Trajectory
 from .threads import use_threads
@@ -86,12 +87,15 @@ def image_features(model, tb: dict) -> torch.Tensor:
     by = dict(zip(uniq, feats))
     return torch.cat([by[j] for j in index])
 
-def token_logps(model, tb: dict, feats: torch.Tensor | None = None) -> torch.Tensor:
+def token_logps(model, tb: dict, feats: torch.Tensor | None = None, share: bool = False) -> torch.Tensor:
     """Log-probability of every answer token under `model`: (B, T). Logits are built for the answer positions only.
-    With `feats` (`image_features`), the screenshots' features are taken as given instead of recomputed."""
+    With `feats` (`image_features`), the screenshots' features are taken as given instead of recomputed. With `share`,
+    turns with the same prompt run it once and share its cache (`09b_shared_prompt`)."""
     dev, T = next(model.parameters()).device, tb['completion_ids'].shape[1]
     inputs = {k: v.to(dev) for k, v in tb['inputs'].items()}
-    if feats is None: out = model(**inputs, logits_to_keep=T + 1)
+    if share: out = shared_prompt_forward(model, inputs['input_ids'], inputs['attention_mask'], tb['P'], inputs['pixel_values'],
+                                          inputs['image_grid_thw'], logits_to_keep=T + 1)
+    elif feats is None: out = model(**inputs, logits_to_keep=T + 1)
     else:                                                                                   # the path of decode.prefill
         vl, ids, mask, mm = _vl(model), inputs['input_ids'], inputs['attention_mask'], inputs['mm_token_type_ids']
         emb = vl.get_input_embeddings()(ids)
@@ -138,6 +142,7 @@ class Stage3Config:
     mixed_precision: str = 'no'            # accelerate: 'no', 'bf16' or 'fp16' (autocast over the weights' dtype)
     dtype: str = 'float32'                 # the weights' dtype: fp32 for a full finetune (mobile_r1.precision); the frozen reference loads in bf16 under 'bf16'
     gradient_checkpointing: bool = False   # recompute each layer's activations in the backward pass: memory for time
+    share_prompts: bool = True             # turns with the same prompt run it once in the update (09b_shared_prompt; not with gradient checkpointing)
     checkpoint_every: int = 5              # iterations between checkpoints (resumable)
     lora: bool = False
     seed: int = 0
@@ -150,7 +155,7 @@ class Stage3Config:
         "Qwen2.5-VL-3B on GPUs with the GPT-4o judge (group size and rates not published: common choices)."
         return cls(**{**dict(base='runs/stage2-3b', tasks_per_iter=8, G=8, iterations=300, max_turns=15, lr=1e-6,
                              beta=0.04, max_new_tokens=512, judge='openai', mixed_precision='bf16',
-                             gradient_checkpointing=True, micro_batch=4, prompt=PromptConfig.paper()), **kw})
+                             gradient_checkpointing=True, share_prompts=False, micro_batch=4, prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/10_stage3_grpo.ipynb #96fc612c
 def turn_correctness(trajs: Sequence[Trajectory], partial_credit: float = 0.0) -> list[list[float]]:
@@ -201,6 +206,8 @@ def _check_switches(cfg: Stage3Config, world: int):
                          "use 'group' or 'none' on N processes")
     if not 0 <= cfg.partial_credit <= 1: raise ValueError(f'partial_credit must lie in [0, 1], got {cfg.partial_credit}')
     if cfg.step_aware and cfg.gigpo: raise ValueError('step_aware and gigpo are two credit rules: set one of them to 0')
+    if cfg.share_prompts and cfg.gradient_checkpointing:
+        raise ValueError('share_prompts keeps a cache of each prompt, which gradient checkpointing drops: set share_prompts=False')
     if cfg.resample < 0: raise ValueError(f'resample is a number of extra groups, at least 0, got {cfg.resample}')
     if cfg.eps_high is not None and cfg.eps_high < cfg.eps_clip:
         raise ValueError(f'eps_high ({cfg.eps_high}) below eps_clip ({cfg.eps_clip}) would clip tighter, not higher: use eps_high >= eps_clip or None')
@@ -209,11 +216,11 @@ def _check_switches(cfg: Stage3Config, world: int):
                          "or partial_credit=0 (stage 3's reward is the judge's)")
 
 # %% ../nbs/10_stage3_grpo.ipynb #c987c764
-def ref_logps(model, ref, tb: dict, acc, feats: torch.Tensor | None = None) -> torch.Tensor:
+def ref_logps(model, ref, tb: dict, acc, feats: torch.Tensor | None = None, share: bool = False) -> torch.Tensor:
     "The reference policy's answer log-probabilities: `ref`'s, or under LoRA (`ref` None) the model's with its adapter off."
     with torch.no_grad(), acc.autocast():
-        if ref is not None: return token_logps(ref, tb, feats)
-        with acc.unwrap_model(model).disable_adapter(): return token_logps(model, tb, feats)
+        if ref is not None: return token_logps(ref, tb, feats, share)
+        with acc.unwrap_model(model).disable_adapter(): return token_logps(model, tb, feats, share)
 
 def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None, n_tokens: int | None = None) -> tuple[float, float]:
     """`updates_per_batch` optimiser steps over `items` (instruction, turn, advantage), the loss normalised by `n_turns`
@@ -229,10 +236,10 @@ def _update(model, ref, policy, opt, acc, items, cfg, n_turns: int | None = None
             mb = items[b:b + cfg.micro_batch]
             tb = turn_batch(policy, [t for _, t, _ in mb], [q for q, _, _ in mb], cfg.prompt)
             with acc.autocast():                                                          # each screen through the frozen vision tower once
-                feats = image_features(acc.unwrap_model(model), tb)
-                logp = token_logps(model, tb, feats)                                      # (B, T)
+                feats = None if cfg.share_prompts else image_features(acc.unwrap_model(model), tb)
+                logp = token_logps(model, tb, feats, cfg.share_prompts)                   # (B, T)
             if u == 0: olds[b] = logp.detach()                                            # pi_old: the sampling policy
-            ref_lp = ref_logps(model, ref, tb, acc, feats) if cfg.beta > 0 else None
+            ref_lp = ref_logps(model, ref, tb, acc, feats, cfg.share_prompts) if cfg.beta > 0 else None
             adv = torch.tensor([a for _, _, a in mb], dtype=logp.dtype, device=logp.device)
             loss, info = grpo_loss(logp, olds[b], adv, tb['mask'].to(logp.device), cfg.eps_clip, ref_lp, cfg.beta, n_answers=n_turns,
                                    loss_type=cfg.loss_type, max_len=cfg.max_new_tokens, n_tokens=n_tokens,

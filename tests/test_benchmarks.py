@@ -151,12 +151,13 @@ def test_bench_variants_smoke(tmp_path):
     # the notebook's assets from that run: every seed's rows, the curves, one episode before and after
     out = tmp_path / 'assets'
     a = subprocess.run([sys.executable, str(ROOT / 'tools' / 'variants_assets.py'), str(tmp_path), '--preset', 'smoke',
-                        '--after', 'dynamic+clip_higher/stage3', '--out', str(out)], capture_output=True, text=True, env=env, timeout=600)
+                        '--after', 'variants/dynamic+clip_higher/stage3', '--out', str(out)], capture_output=True, text=True, env=env, timeout=600)
     assert a.returncode == 0, a.stderr[-3000:]
     info = json.loads((out / 'variants.json').read_text())
     assert [x['online_success'] for x in info['seeds']['0']['rows']] == \
            [x['online_success'] for x in json.loads((run / 'variant_rows.json').read_text())['rows']]
     assert info['seeds']['0']['sizes']['gigpo']['2'] == info['seeds']['0']['sizes']['paper']['2']   # it trained on the paper's stage 2
+    assert {r['split'] for r in info['seeds']['0']['held_out']} <= {'held_out', 'unseen_apps'}           # the splits it does not train on
     ep = info['episode']
     assert sum(c['episodes'] for c in ep['by_task'].values()) == ep['episodes_compared'] == 4
     assert sum(c['before'] for c in ep['by_task'].values()) == ep['success']['before']
