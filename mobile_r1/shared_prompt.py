@@ -36,7 +36,7 @@ from .stage2_decode import DecodeGRPOTrainer
 
 # %% auto #0
 __all__ = ['image_rows', 'prompt_groups', 'shared_prompt_forward', 'shared_prompt_logps', 'SharedPromptScoring',
-           'SharedPromptGRPOTrainer', 'SharedPromptDecodeGRPOTrainer']
+           'SharedPromptGRPOTrainer', 'SharedPromptDecodeGRPOTrainer', 'right_padded_types']
 
 # %% ../nbs/09b_shared_prompt.ipynb #sp06
 def image_rows(pixel_values: torch.Tensor, image_grid_thw: torch.Tensor, num_images: list[int]) -> list[torch.Tensor]:
@@ -118,3 +118,10 @@ class SharedPromptGRPOTrainer(SharedPromptScoring, GRPOTrainer):
 
 class SharedPromptDecodeGRPOTrainer(SharedPromptScoring, DecodeGRPOTrainer):
     "The decode loop's GRPOTrainer (`09a_stage2_decode`), scoring with one forward per prompt."
+
+# %% ../nbs/09b_shared_prompt.ipynb #sp15d
+def right_padded_types(mm, mask, P):
+    "The prompt's image-token types as a right-padding processor lays them out beside left-padded ids (the bug)."
+    out = mm.clone()
+    for i, n in enumerate((mask[:, :P] == 0).sum(1).tolist()): out[i, :P] = torch.roll(mm[i, :P], -n)
+    return out

@@ -4,7 +4,7 @@ import ast, subprocess, sys
 from pathlib import Path
 import mobile_r1
 
-TRAINING_PATH = ('policy', 'decode', 'rollout', 'stage1', 'stage2', 'stage3')
+TRAINING_PATH = ('policy', 'decode', 'rollout', 'stage1', 'stage2', 'stage2_decode', 'shared_prompt', 'stage3')
 FORBIDDEN = ('sim', 'widgets', 'report')
 
 
