@@ -51,6 +51,18 @@ def test_bench_stage2_rounds_smoke(tmp_path):
     assert (tmp_path / 'run' / 'stage2_rounds' / 'stage2' / 'config.json').exists()
 
 
+def test_probe_padding_smoke(tmp_path):
+    "The padding probe on a smoke run's stage 1: rows with an unpadded prompt score the same either way."
+    from mobile_r1.quickstart import run_quickstart
+    run_quickstart(tmp_path / 'run', 'smoke', progress=lambda m: None)
+    r = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'probe_padding.py'), str(tmp_path / 'run'), '--prompts', '3'],
+                       capture_output=True, text=True, env={**os.environ, 'IN_TEST': '1'}, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert 'rows have a padded prompt' in r.stdout, r.stdout
+    unpadded = [l for l in r.stdout.splitlines() if l.startswith('not padded:')]
+    assert all('|Δ log-prob| 0.000 per answer token' in l for l in unpadded), r.stdout
+
+
 def test_bench_stage2_rounds_refuses_a_folder_without_a_run(tmp_path):
     with pytest.raises(SystemExit, match='no quickstart run'): load('bench_stage2_rounds').run_config(tmp_path)
 
