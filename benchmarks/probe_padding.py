@@ -7,7 +7,7 @@ import argparse, tempfile
 from pathlib import Path
 import torch
 from trl import GRPOTrainer
-from mobile_r1.shared_prompt import right_padded_types, shared_prompt_logps
+from mobile_r1.shared_prompt import loss_scoring_call, right_padded_types, shared_prompt_logps
 from mobile_r1.stage2 import Stage2Config, make_stage2_trainer
 
 
@@ -18,13 +18,7 @@ def main():
     a = ap.parse_args()
     tr = make_stage2_trainer(Stage2Config(base=str(a.run / 'models' / 'stage1'), data=str(a.run / 'data' / 'train'),
                                           out_dir=tempfile.mkdtemp(), prompts_per_step=a.prompts, max_steps=1))
-    seen, score = [], tr._get_per_token_logps_and_entropies
-    def record(*x, **k):
-        if k.get('compute_entropy'): seen.append((x, k))
-        return score(*x, **k)
-    tr._get_per_token_logps_and_entropies = record
-    tr.train()
-    (model, ids, mask, keep), kw = seen[0]
+    (model, ids, mask, keep), kw = loss_scoring_call(tr)
     P = ids.shape[1] - keep
     with torch.no_grad():
         right = shared_prompt_logps(model, ids, mask, keep, kw['pixel_values'], kw['image_grid_thw'], kw['num_images'])[0]

@@ -36,7 +36,7 @@ from .stage2_decode import DecodeGRPOTrainer
 
 # %% auto #0
 __all__ = ['image_rows', 'prompt_groups', 'shared_prompt_forward', 'shared_prompt_logps', 'SharedPromptScoring',
-           'SharedPromptGRPOTrainer', 'SharedPromptDecodeGRPOTrainer', 'right_padded_types']
+           'SharedPromptGRPOTrainer', 'SharedPromptDecodeGRPOTrainer', 'loss_scoring_call', 'right_padded_types']
 
 # %% ../nbs/09b_shared_prompt.ipynb #sp06
 def image_rows(pixel_values: torch.Tensor, image_grid_thw: torch.Tensor, num_images: list[int]) -> list[torch.Tensor]:
@@ -91,7 +91,8 @@ def shared_prompt_logps(model, input_ids: torch.Tensor, attention_mask: torch.Te
 
 # %% ../nbs/09b_shared_prompt.ipynb #sp11
 class SharedPromptScoring:
-    "Mixin for TRL's GRPOTrainer: answers scored by `shared_prompt_logps` on one process without gradient checkpointing."
+    """Mixin for TRL's GRPOTrainer: answers scored by `shared_prompt_logps` on one process without gradient
+    checkpointing, the whole batch in one pass (TRL's `batch_size` chunks would split the groups)."""
     def shares_prompts(self) -> bool:
         "Whether this trainer scores with one forward per prompt; a warning, once, where it cannot."
         if not hasattr(self, '_shares'):
@@ -118,6 +119,18 @@ class SharedPromptGRPOTrainer(SharedPromptScoring, GRPOTrainer):
 
 class SharedPromptDecodeGRPOTrainer(SharedPromptScoring, DecodeGRPOTrainer):
     "The decode loop's GRPOTrainer (`09a_stage2_decode`), scoring with one forward per prompt."
+
+# %% ../nbs/09b_shared_prompt.ipynb #sp13b
+def loss_scoring_call(trainer) -> tuple[tuple, dict]:
+    "Train `trainer` (a stage-2 GRPOTrainer) and return the arguments of its loss's first scoring call: the batch TRL scored."
+    seen, score = [], trainer._get_per_token_logps_and_entropies
+    def record(*a, **k):
+        if k.get('compute_entropy'): seen.append((a, k))      # the loss asks for entropies; the reference pass does not
+        return score(*a, **k)
+    trainer._get_per_token_logps_and_entropies = record
+    try: trainer.train()
+    finally: del trainer._get_per_token_logps_and_entropies    # the class's method again
+    return seen[0]
 
 # %% ../nbs/09b_shared_prompt.ipynb #sp15d
 def right_padded_types(mm, mask, P):
