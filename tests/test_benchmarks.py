@@ -174,6 +174,14 @@ def test_bench_variants_smoke(tmp_path):
     assert sum(c['episodes'] for c in ep['by_task'].values()) == ep['episodes_compared'] == 4
     assert sum(c['before'] for c in ep['by_task'].values()) == ep['success']['before']
     assert (out / 'before' / 'data.jsonl').exists() and (out / 'after' / 'data.jsonl').exists()
+    assert any('kl' in x for x in info['seeds']['0']['curves']['paper'])                               # TRL's KL to the reference, kept
+    # rows and curves only (a run of older code, compared beside a newer one): no episode played, none written
+    a = subprocess.run([sys.executable, str(ROOT / 'tools' / 'variants_assets.py'), str(tmp_path), '--preset', 'smoke', '--no-episode',
+                        '--out', str(tmp_path / 'rows_only')], capture_output=True, text=True, env=env, timeout=600)
+    assert a.returncode == 0, a.stderr[-3000:]
+    only = json.loads((tmp_path / 'rows_only' / 'variants.json').read_text())
+    assert only['episode'] is None and only['seeds']['0']['rows'] == info['seeds']['0']['rows']
+    assert not (tmp_path / 'rows_only' / 'before').exists()
     bad = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'bench_variants.py'), '--variants', 'magic'], capture_output=True, text=True)
     assert bad.returncode != 0 and 'unknown variant' in bad.stderr
 

@@ -10,7 +10,8 @@ The episode comes from the evaluation's own seed stream, never from a training s
 `tools/real_run_assets.py`: the first of the 128 whose outcome differs between `--before` (default Stage 1) and `--after`.
 
     python tools/variants_assets.py runs/bench_variants --preset busy --before models/stage2 --after variants/step_aware/stage3 --out variants_busy
-    python tools/variants_assets.py runs/bench_variants --preset full --after models/stage3 --out variants_full   # no variants: the preset's own"""
+    python tools/variants_assets.py runs/bench_variants --preset full --after models/stage3 --out variants_full   # no variants: the preset's own
+    python tools/variants_assets.py runs/old_code --no-episode --out variants_prefix   # rows and curves only, no episode played"""
 import argparse, json, shutil, sys
 from pathlib import Path
 from mobile_r1.metrics import read_metrics
@@ -22,7 +23,7 @@ from real_run_assets import acts, eval_jobs, pick_episode, play      # noqa: E40
 ROOT = Path(__file__).resolve().parents[1]
 ROW_KEYS = ('model', 'variant', 'stages', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors', 'steps')
 STATIC_KEYS = ('model', 'split', 'accuracy', 'grounding_acc', 'type_acc', 'online_success', 'online_ci', 'online_episodes')
-CURVE_KEYS = ('stage', 'step', 'reward/action', 'format_ok', 'entropy', 'frac_reward_zero_std', 'success_rate', 'signal_share',
+CURVE_KEYS = ('stage', 'step', 'reward/action', 'format_ok', 'entropy', 'kl', 'frac_reward_zero_std', 'success_rate', 'signal_share',
               'episodes', 'episode_len', 'groups', 'extra', 'replayed', 'trained', 'screen/signal_share')
 NAMES = {'models/stage1': 'Stage 1', 'models/stage2': 'Stage 1+2', 'models/stage3': 'Stage 1+2+3'}   # the preset's own models
 SIZES = {2: ('G', 'prompts_per_step'), 3: ('G', 'tasks_per_iter')}   # what a curve's counts need: answers and groups per step
@@ -72,7 +73,8 @@ def by_task(jobs, before, after) -> dict:
     return out
 
 
-def main(root: Path, preset: str = 'tiny', after: str = 'variants/larger_G+gigpo/stage3', out: str = 'variants', before: str = 'models/stage1'):
+def main(root: Path, preset: str = 'tiny', after: str = 'variants/larger_G+gigpo/stage3', out: str = 'variants', before: str = 'models/stage1',
+         episode: bool = True):
     OUT = ROOT / 'nbs' / 'assets' / out
     runs = sorted((p for p in root.glob(f'{preset}-seed*') if (p / 'variant_rows.json').exists()), key=lambda p: int(p.name.rsplit('seed', 1)[1]))
     if not runs: sys.exit(f'no finished seed under {root} (a seed is finished when its variant_rows.json exists)')
@@ -85,20 +87,21 @@ def main(root: Path, preset: str = 'tiny', after: str = 'variants/larger_G+gigpo
             'sizes': sizes(run), 'held_out': held_out(run)}
     run0 = runs[0]
     cfg = json.loads((run0 / 'quickstart.json').read_text())['config']
-    jobs = eval_jobs(cfg)
-    early, late = play(run0 / before, jobs, cfg), play(run0 / after, jobs, cfg)
-    k, rule = pick_episode(early, late)
     if OUT.exists(): shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
-    save_trajectories([early[k]], OUT / 'before'); save_trajectories([late[k]], OUT / 'after')
-    info = {'preset': preset, 'config': cfg, 'seeds': seeds,
-            'episode': {'seed_run': run0.name, 'index': k, 'task': jobs[k][0].id, 'phone_seed': jobs[k][1], 'rule': rule,
-                        'before': label(before), 'after': label(after), 'episodes_compared': len(jobs),
-                        'same_actions': sum(acts(a) == acts(b) for a, b in zip(early, late)),
-                        'success': {'before': sum(bool(t.success) for t in early), 'after': sum(bool(t.success) for t in late)},
-                        'by_task': by_task(jobs, early, late)}}
+    info = {'preset': preset, 'config': cfg, 'seeds': seeds, 'episode': None}
+    if episode:
+        jobs = eval_jobs(cfg)
+        early, late = play(run0 / before, jobs, cfg), play(run0 / after, jobs, cfg)
+        k, rule = pick_episode(early, late)
+        save_trajectories([early[k]], OUT / 'before'); save_trajectories([late[k]], OUT / 'after')
+        info['episode'] = {'seed_run': run0.name, 'index': k, 'task': jobs[k][0].id, 'phone_seed': jobs[k][1], 'rule': rule,
+                           'before': label(before), 'after': label(after), 'episodes_compared': len(jobs),
+                           'same_actions': sum(acts(a) == acts(b) for a, b in zip(early, late)),
+                           'success': {'before': sum(bool(t.success) for t in early), 'after': sum(bool(t.success) for t in late)},
+                           'by_task': by_task(jobs, early, late)}
+        print(json.dumps(info['episode'], indent=1))
     (OUT / 'variants.json').write_text(json.dumps(info, indent=1))
-    print(json.dumps(info['episode'], indent=1))
     print(f'{len(seeds)} seed(s) -> {OUT}')
 
 
@@ -109,5 +112,6 @@ if __name__ == '__main__':
     ap.add_argument('--after', default='variants/larger_G+gigpo/stage3', help='the model played after, under RUN/ of seed 0')
     ap.add_argument('--out', default='variants', help='folder under nbs/assets/ (default variants)')
     ap.add_argument('--before', default='models/stage1', help='the model played before, under RUN/ of seed 0 (default Stage 1)')
+    ap.add_argument('--no-episode', action='store_true', help='rows, timings and curves only: play no episode')
     a = ap.parse_args()
-    main(a.root, a.preset, a.after, a.out, a.before)
+    main(a.root, a.preset, a.after, a.out, a.before, episode=not a.no_episode)
