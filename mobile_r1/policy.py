@@ -18,11 +18,14 @@ import json, math, os, shutil, warnings
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Sequence
+import numpy as np
 import torch
 from tokenizers import Tokenizer, models, trainers, pre_tokenizers, decoders, normalizers
 from transformers import (AutoModelForImageTextToText, AutoTokenizer, PreTrainedTokenizerFast, Qwen2_5_VLConfig,
                           Qwen2_5_VLForConditionalGeneration, Qwen2_5_VLProcessor)
 from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+from transformers.feature_extraction_utils import BatchFeature
+from transformers.image_utils import make_flat_list_of_images
 from transformers.processing_utils import ProcessorMixin
 from PIL import Image
 from .actions import MIN_PIXELS, Frame, action_to_frame, parse_response
@@ -32,9 +35,9 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['SPECIAL_TOKENS', 'VISION_TOKENS', 'ANSWER_TAGS', 'CHAT_TEMPLATE', 'TINY_SIZES', 'build_tokenizer',
-           'QwenVLImageProcessor', 'load_processor', 'tiny_qwen_config', 'tiny_qwen_vl', 'save_policy',
-           'episode_corpus', 'PolicyConfig', 'freeze_vision', 'add_lora', 'trainable_summary', 'load_policy',
-           'Generation', 'Policy']
+           'QwenVLImageProcessor', 'gather_image_rows', 'load_processor', 'tiny_qwen_config', 'tiny_qwen_vl',
+           'save_policy', 'episode_corpus', 'PolicyConfig', 'freeze_vision', 'add_lora', 'trainable_summary',
+           'load_policy', 'Generation', 'Policy']
 
 # %% ../nbs/05_policy.ipynb #0fe6e859
 SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|vision_start|>', '<|vision_end|>',
@@ -80,6 +83,25 @@ class QwenVLImageProcessor(Qwen2_5_VLProcessor):
         self.image_token_id = tokenizer.convert_tokens_to_ids(self.image_token)
         self.video_token_id = tokenizer.convert_tokens_to_ids(self.video_token)
         ProcessorMixin.__init__(self, image_processor, tokenizer, chat_template=chat_template)
+
+    def _process_images(self, images, **kwargs):
+        "Preprocess each distinct image of the call once, then give every image its pixel rows (the same output)."
+        flat = make_flat_list_of_images(images)
+        if not all(isinstance(im, Image.Image) for im in flat): return super()._process_images(images, **kwargs)
+        uniq, index = unique_images(flat)
+        if len(uniq) == len(flat): return super()._process_images(images, **kwargs)
+        out = self.image_processor(uniq, **kwargs)
+        if set(out) != {'pixel_values', 'image_grid_thw'}: return super()._process_images(images, **kwargs)
+        out = BatchFeature({'pixel_values': gather_image_rows(out['pixel_values'], out['image_grid_thw'], index),
+                            'image_grid_thw': out['image_grid_thw'][index]})
+        return out, [self.replace_image_token(out, image_idx=i, **kwargs) for i in range(len(flat))]
+
+def gather_image_rows(pixel_values, image_grid_thw, index: Sequence[int]):
+    "The pixel rows of images `index[0]`, `index[1]`, … (Qwen-VL stacks each image's prod(grid) patch rows in one array)."
+    ends = np.cumsum(np.prod(np.asarray(image_grid_thw), -1))
+    starts = ends - np.prod(np.asarray(image_grid_thw), -1)
+    rows = np.concatenate([np.arange(starts[j], ends[j]) for j in index])
+    return pixel_values[torch.as_tensor(rows) if torch.is_tensor(pixel_values) else rows]
 
 def load_processor(path: str | Path, min_pixels: int | None = None, max_pixels: int | None = None) -> QwenVLImageProcessor:
     "The tokenizer, image processor and chat template saved at `path` (a folder or Hub id), as one processor."
