@@ -1,8 +1,10 @@
 """Where an RL step's time goes, and how many answers per second each RL stage gets beside the decode loop.
 
-Stage 2 (TRL's GRPOTrainer, G = 8 answers for each of `--prompts` recorded steps), four ways: TRL's own generation
+Stage 2 (TRL's GRPOTrainer, G = 8 answers for each of `--prompts` recorded steps), five ways: TRL's own generation
 and scoring; the decode loop inside TRL's trainer (`09a_stage2_decode`); that plus one forward per prompt in the
-scoring passes (`09b_shared_prompt`, the default); and the default with β = 0 (no reference model). Seconds per
+scoring passes (`09b_shared_prompt`, the default); the default with each of TRL's G copies of a screenshot
+preprocessed and encoded (as before `05_policy` kept one per distinct image); and the default with β = 0 (no
+reference model). Seconds per
 optimiser step split into generation (TRL's `_generate_single_turn`), rewards (`_calculate_rewards`), the other
 scoring passes (old and reference log-probabilities) and training (loss forward, backward, optimiser). Stage 3 (our
 loop), with one forward per turn and then per prompt (the default): seconds per iteration split into rollouts
@@ -15,11 +17,15 @@ The last line prints the two ratios (stage 2: the default), decode loop's answer
 Measured in one run on the same model; run it on a quiet machine (a second torch process on 2 cores slows every
 figure several times, and not all alike)."""
 import argparse, tempfile, time
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 import torch
 from transformers import TrainerCallback
+from transformers.processing_utils import ProcessorMixin
+import mobile_r1.stage2_decode as sd
 import mobile_r1.stage3 as s3
+from mobile_r1.policy import QwenVLImageProcessor
 from mobile_r1.data import read_dataset, step_sample
 from mobile_r1.policy import Policy, tiny_qwen_vl
 from mobile_r1.sim.generate import generate_dataset, sim_corpus
@@ -59,17 +65,29 @@ def decode_rate(policy: Policy, msgs: list, imgs: list, max_new_tokens: int, rep
 STAGE2 = {'TRL (generate and scoring)': dict(generation='trl', share_prompts=False),
           'decode loop': dict(generation='decode', share_prompts=False),
           'decode loop + one forward per prompt (default)': dict(generation='decode', share_prompts=True),
+          'default, every copy preprocessed and encoded': dict(generation='decode', share_prompts=True, copies=True),
           'default, beta = 0': dict(generation='decode', share_prompts=True, beta=0.0)}
 
 
-def stage2(s1: Path, data: Path, steps: int, out: Path, prompts: int, **kw) -> tuple[dict, float]:
+@contextmanager
+def every_copy(on: bool):
+    "With `on`, the processor preprocesses and the decode loop encodes each of TRL's G copies of a screenshot (as before 05_policy's dedupe)."
+    if not on: yield; return
+    saved = QwenVLImageProcessor._process_images, sd._distinct_screens
+    QwenVLImageProcessor._process_images = ProcessorMixin._process_images
+    sd._distinct_screens = lambda pix, grid, images: (pix, grid, torch.arange(len(grid)))
+    try: yield
+    finally: QwenVLImageProcessor._process_images, sd._distinct_screens = saved
+
+
+def stage2(s1: Path, data: Path, steps: int, out: Path, prompts: int, copies: bool = False, **kw) -> tuple[dict, float]:
     "Seconds per stage-2 step by phase (the config's fields `kw`), and the decode loop's answers/s on the same prompts."
     cfg = Stage2Config(base=str(s1), data=str(data), out_dir=str(out / 's2'), max_steps=steps + 1, prompts_per_step=prompts, **kw)
     tr, clock, timer = make_stage2_trainer(cfg), Clock(), Steps()
     for name in ('_generate_single_turn', '_calculate_rewards', '_generate_and_score_completions'):
         setattr(tr, name, clock.wrap(name, getattr(tr, name)))
     tr.add_callback(timer)
-    tr.train()
+    with every_copy(copies): tr.train()
     n = len(timer.times)                               # the first step warms up; its share is taken out pro rata
     keep = sum(timer.times[1:]) / sum(timer.times)
     step = sum(timer.times[1:]) / (n - 1)
@@ -128,6 +146,8 @@ def main():
     default = 'decode loop + one forward per prompt (default)'
     a2, r2 = rates[default], decode[default]
     print(f"one forward per prompt: {a2 / rates['decode loop']:.2f}x the answers/s of one per answer")
+    print(f"each distinct screenshot preprocessed and encoded once: {a2 / rates['default, every copy preprocessed and encoded']:.2f}x "
+          "the answers/s of every copy")
     for share in (False, True):                                      # one forward per turn, then the default: one per prompt
         p3, r3 = stage3(s1, a.steps, d / f'share{int(share)}', lambda m, k, v: setattr(m, k, v), share_prompts=share)
         name = 'one forward per prompt (default)' if share else 'one forward per turn'

@@ -184,7 +184,7 @@ def _add_quickstart(sub):
                                    'Running again into the same folder resumes; a different preset is refused.')
     q.add_argument('--out', default='runs/quickstart', help='output folder (default: runs/quickstart)')
     q.add_argument('--preset', default='tiny', choices=['tiny', 'busy', 'full', 'course', 'smoke'],
-                   help="'tiny': the CPU quickstart, about twelve minutes; 'busy': where stage 3 matters (phones that interrupt "
+                   help="'tiny': the CPU quickstart, about ten minutes; 'busy': where stage 3 matters (phones that interrupt "
                         "often, pop-ups at 0.5; stage 2 on recorded steps as in the paper; 40 stage-3 iterations), about eighteen "
                         "minutes; 'full': stage 1 about 3x longer, about half an hour; 'course': the small run the tutorials share, about four minutes; 'smoke': seconds, checks the plumbing only")
     _add_threads(q)

@@ -4,7 +4,7 @@ A stage-2 step samples G answers for each of its prompts, then scores and trains
 `transformers`' `generate`, which keeps every row running until the longest answer ends and runs its logits
 processors at every token; the decode loop (`05a_decode`) drops finished rows and encodes each distinct screenshot
 once. Measured by `benchmarks/bench_rl_speed.py` on 2 quiet cores, for the `tiny` preset's batch of 64 answers:
-generation takes 2.2 s of an 8.6 s step with TRL's `generate` and 1.4 s of a 7.4 s step with the decode loop. Most
+generation takes 2.3 s of an 8.0 s step with TRL's `generate` and 1.0 s of a 6.6 s step with the decode loop. Most
 of that step is the scoring and training passes; `09b_shared_prompt` cuts them by running each prompt once.
 
 `DecodeGRPOTrainer` keeps everything of TRL's trainer (its prompts, rewards, advantages, loss, logging) and only
