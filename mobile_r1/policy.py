@@ -98,9 +98,9 @@ class QwenVLImageProcessor(Qwen2_5_VLProcessor):
 
 def gather_image_rows(pixel_values, image_grid_thw, index: Sequence[int]):
     "The pixel rows of images `index[0]`, `index[1]`, … (Qwen-VL stacks each image's prod(grid) patch rows in one array)."
-    ends = np.cumsum(np.prod(np.asarray(image_grid_thw), -1))
-    starts = ends - np.prod(np.asarray(image_grid_thw), -1)
-    rows = np.concatenate([np.arange(starts[j], ends[j]) for j in index])
+    sizes = np.prod(np.asarray(image_grid_thw), -1)
+    ends = np.cumsum(sizes)
+    rows = np.concatenate([np.arange(ends[j] - sizes[j], ends[j]) for j in index])
     return pixel_values[torch.as_tensor(rows) if torch.is_tensor(pixel_values) else rows]
 
 def load_processor(path: str | Path, min_pixels: int | None = None, max_pixels: int | None = None) -> QwenVLImageProcessor:
