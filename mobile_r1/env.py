@@ -87,19 +87,20 @@ def _adb_spec(spec: str) -> tuple[list[str], str, int]:
 
 # %% ../nbs/06a_env.ipynb #8c36c674
 def make_env(phones: str = 'sim', tasks: str = 'train', world: Sequence[str] | None = None, level: int = 0,
-             popup_prob: float = 0.1, max_turns: int = 10) -> Env:
+             popup_prob: float = 0.1, max_turns: int = 10, content: str = 'fixed') -> Env:
     "An `Env` from a phone spec (`'sim'` or `'adb:SERIAL[,SERIAL...][@HOST:PORT]'`) and a task spec (a SimPhone split or a JSONL file)."
     from_file = tasks not in SIM_SPLITS
     if phones == 'sim':
         from mobile_r1.sim import SimConfig, SimPhone, task_list
         from mobile_r1.sim.expert import expert_annotator
-        pool = read_tasks(tasks) if from_file else task_list(tasks, level, world=world)
+        pool = read_tasks(tasks) if from_file else task_list(tasks, level, world=world, content=content)
         return Env(lambda n: [SimPhone(SimConfig(level=level, popup_prob=popup_prob, max_steps=max_turns)) for _ in range(n)],
                    pool, None if from_file else expert_annotator, None, not from_file,
                    f'SimPhone ({"tasks of " + str(tasks) if from_file else tasks + " split"})')
     if phones.startswith('adb:'):
         from mobile_r1.device import AdbPhone
         serials, host, port = _adb_spec(phones)
+        if content != 'fixed': raise ValueError(f"content={content!r} draws titles inside SimPhone; phones over adb show their own: use phones='sim'")
         if from_file: pool = read_tasks(tasks)
         else:                          # SimPhone tasks by id: meaningful on the fake adb server, which resets to them
             from mobile_r1.sim import task_list

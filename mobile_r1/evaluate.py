@@ -133,12 +133,12 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float] | No
 def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_task: int = 1, max_turns: int = 12,
                 popup_prob: float = 0.1, seed: int = 0, prompt=None, max_tasks: int | None = None,
                 batch_size: int = 64, world: Sequence[str] | None = None, n_episodes: int | None = None,
-                phones: str = 'sim', tasks: str | None = None, judge=None) -> tuple[dict, list]:
+                phones: str = 'sim', tasks: str | None = None, judge=None, content: str = 'fixed') -> tuple[dict, list]:
     """Task success of `policy` on `phones` (SimPhone, or `adb:SERIAL,...`) over the tasks of `split` (in `world`) or of a
-    JSONL file `tasks`, with its Wilson interval. Without a checker the `judge`'s verdict is the success. Returns (summary, trajectories)."""
+    JSONL file `tasks` (SimPhone's titles `content`: 'fixed' or 'procedural'), with its Wilson interval. Without a checker the `judge`'s verdict is the success. Returns (summary, trajectories)."""
     from mobile_r1.env import judged, make_env, play
     from mobile_r1.judge import RuleJudge, agreement
-    env = make_env(phones, tasks or split, world=world, level=level, popup_prob=popup_prob, max_turns=max_turns)
+    env = make_env(phones, tasks or split, world=world, level=level, popup_prob=popup_prob, max_turns=max_turns, content=content)
     if not env.checker and judge is None:
         raise ValueError(f'the tasks on {env.name} have no checker: pass judge= (e.g. mobile_r1.judge_client.OpenAIJudge()); its verdict is the success')
     env.capacity = env.capacity or batch_size

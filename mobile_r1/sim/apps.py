@@ -19,10 +19,10 @@ import zlib
 from .core import App, El, Screen, norm
 
 # %% auto #0
-__all__ = ['ZH', 'CATEGORIES', 'PRODUCTS', 'HOSTS', 'PACKAGES', 'MENUS', 'VIDEOS', 'PLACES', 'CONTACTS', 'MESSAGES', 'LANGUAGES',
-           'TOGGLES', 'SONGS', 'MOVIES', 'NOTE_TITLES', 'BUILDERS', 'UNSEEN_APPS', 'APPS', 'TRAIN_APPS', 'ADS',
-           'PERMISSIONS', 'tr', 'canon', 'price', 'shop', 'travelpig', 'fooddash', 'video', 'maps', 'chat', 'settings',
-           'music', 'movies', 'notes', 'build_apps']
+__all__ = ['ZH', 'ADJECTIVES', 'NOUNS', 'CATEGORIES', 'PRODUCTS', 'HOSTS', 'PACKAGES', 'MENUS', 'VIDEOS', 'PLACES', 'CONTACTS',
+           'MESSAGES', 'LANGUAGES', 'TOGGLES', 'SONGS', 'MOVIES', 'NOTE_TITLES', 'BUILDERS', 'UNSEEN_APPS', 'APPS',
+           'TRAIN_APPS', 'ADS', 'PERMISSIONS', 'vocabulary', 'tr', 'canon', 'price', 'shop', 'travelpig', 'fooddash',
+           'video', 'maps', 'chat', 'settings', 'music', 'movies', 'notes', 'build_apps']
 
 # %% ../../nbs/03c_sim_apps.ipynb #e226c411
 ZH = {
@@ -86,6 +86,35 @@ ZH = {
     'French': 'Français', 'German': 'Deutsch', 'Japanese': '日本語',
 }
 
+# %% ../../nbs/03c_sim_apps.ipynb #ad3d73b1
+ADJECTIVES = {'Golden': '金色', 'Silver': '银色', 'Quiet': '安静', 'Happy': '快乐', 'Little': '小小', 'Midnight': '午夜',
+              'Sunny': '阳光', 'Wild': '野性', 'Blue': '蓝色', 'Red': '红色', 'Lucky': '幸运', 'Brave': '勇敢'}
+NOUNS = {  # kind of item -> {English: Chinese}
+    'videos': {'Cats': '猫咪', 'Guitar': '吉他', 'Yoga': '瑜伽', 'Dance': '舞蹈', 'Noodles': '面条', 'Pandas': '熊猫',
+               'Skyline': '天际线', 'Garden': '花园', 'Rockets': '火箭', 'Puppies': '小狗'},
+    'songs': {'Moon': '月亮', 'River': '河流', 'Rain': '雨', 'Road': '公路', 'Heart': '心', 'Summer': '夏天', 'Train': '火车',
+              'Dream': '梦', 'Ocean': '海洋', 'Letters': '来信'},
+    'phones': {'Phone': '手机', 'Watch': '手表', 'Earbuds': '耳机', 'Charger': '充电器', 'Speaker': '音箱', 'Tablet': '平板'},
+    'shoes': {'Sneakers': '运动鞋', 'Boots': '靴子', 'Sandals': '凉鞋', 'Slippers': '拖鞋', 'Loafers': '乐福鞋', 'Socks': '袜子'},
+    'snacks': {'Tea': '茶', 'Cookies': '饼干', 'Mango': '芒果干', 'Candy': '糖果', 'Crackers': '薄脆', 'Dumplings': '饺子'},
+    'hosts': {'Chef': '大厨', 'Traveller': '旅行家', 'Hiker': '登山客', 'Sailor': '水手', 'Dancer': '舞者', 'Singer': '歌手',
+              'Painter': '画家', 'Explorer': '探险家'},
+    'packages': {'Beach Resort': '海滩度假村', 'Lake Hotel': '湖景酒店', 'Mountain Inn': '山间客栈', 'River Lodge': '江景酒店',
+                 'Island Stay': '海岛民宿', 'Garden Hotel': '花园酒店'},
+    'places': {'Station': '车站', 'Library': '图书馆', 'Park': '公园', 'Museum': '博物馆', 'Market': '市场', 'Hospital': '医院',
+               'Stadium': '体育场', 'Harbour': '港口'},
+    'movies': {'Pilot': '飞行员', 'Kingdom': '王国', 'Song': '之歌', 'Express': '快车', 'Giant': '巨人', 'Island': '岛屿',
+               'Dragon': '飞龙', 'Detective': '侦探'},
+    'notes': {'Plan': '计划', 'List': '清单', 'Ideas': '点子', 'Budget': '预算', 'Recipes': '菜谱', 'Goals': '目标'},
+}
+
+def vocabulary(kind: str) -> list[str]:
+    "Every procedural title of `kind` (a key of `NOUNS`), noun-major: 'Golden Cats', 'Silver Cats', ..."
+    if kind not in NOUNS: raise ValueError(f'kind must be one of {", ".join(NOUNS)}, got {kind!r}')
+    return [f'{a} {n}' for n in NOUNS[kind] for a in ADJECTIVES]
+
+ZH.update({f'{a} {n}': za + zn for ns in NOUNS.values() for n, zn in ns.items() for a, za in ADJECTIVES.items()})
+
 # %% ../../nbs/03c_sim_apps.ipynb #efede6d0
 _BACK = {norm(v): k for k, v in ZH.items()}
 
@@ -101,13 +130,13 @@ def canon(text: str) -> str:
     return _BACK.get(norm(t), t)
 
 # %% ../../nbs/03c_sim_apps.ipynb #72da3653
-def _h(s: str, n: int) -> int: return zlib.crc32(s.encode()) % n
-def price(item: str) -> str: return f'CNY {19 + _h(item, 480)}'
-def _rows(items, go: str | None = None, act=None, sub=None, done: str = '') -> tuple:
+def _h(s: str, n: int, salt: str = '') -> int: return zlib.crc32((salt + s).encode()) % n
+def price(item: str, salt: str = '') -> str: return f'CNY {19 + _h(item, 480, salt)}'
+def _rows(items, go: str | None = None, act=None, sub=None, done: str = '', salt: str = '') -> tuple:
     "List rows for `items`: `go`/`act` are format strings over the item (`{}`)."
     return tuple(El(f'row:{x}', x, 'row', go=go.format(x) if go else None,
                     act=tuple(a.format(x) for a in act) if act else (), sub=sub(x) if sub else '', done=done,
-                    hue=_h(x, 360)) for x in items)
+                    hue=_h(x, 360, salt)) for x in items)
 def _tabs(*pairs) -> tuple: return tuple(El(f'tab:{s}', label, 'tab', go=s) for s, label in pairs)
 
 # %% ../../nbs/03c_sim_apps.ipynb #99ceaa2b
@@ -118,24 +147,26 @@ CATEGORIES = {
 }
 PRODUCTS = [p for ps in CATEGORIES.values() for p in ps]
 
-def shop() -> App:
+def shop(categories: dict = CATEGORIES, salt: str = '') -> App:
     "A Taobao-like shop: search, categories, product pages, cart, favourites."
     s = {'home': Screen('home', 'Shop', tabs=True, els=(
             El('q', 'Search products', 'field'),
             El('search', 'Search', 'submit', go='results:{text}', act=('add', 'searches', '{text}'), uses='q'),
             El('sale', 'Big Summer Sale', 'banner', sub='Up to 50% off', hue=8),
-            *(El(f'cat:{c}', c, 'tile', go=f'cat:{c}', hue=_h(c, 360)) for c in CATEGORIES))),
+            *(El(f'cat:{c}', c, 'tile', go=f'cat:{c}', hue=_h(c, 360)) for c in categories))),
          'cart': Screen('cart', 'Cart', source=('cart', ''), tabs=True),
          'favourites': Screen('favourites', 'Favourites', source=('favourites', ''), tabs=True),
          'me': Screen('me', 'Me', tabs=True, els=(El('orders', 'Orders', 'link'), El('coupons', 'Coupons', 'link'))),
          'results:*': Screen('results:*', 'Results', els=(El('none', 'No results found', 'text'),))}
-    for c, ps in CATEGORIES.items():
-        s[f'cat:{c}'] = Screen(f'cat:{c}', c, rows=_rows(ps, go='product:{}', sub=price))
+    cost = lambda x: price(x, salt)
+    for c, ps in categories.items():
+        s[f'cat:{c}'] = Screen(f'cat:{c}', c, rows=_rows(ps, go='product:{}', sub=cost, salt=salt))
         for i, p in enumerate(ps):
-            s[f'results:{norm(p)}'] = Screen(f'results:{norm(p)}', p, rows=_rows([p, ps[(i + 1) % 8], ps[(i + 3) % 8]], go='product:{}', sub=price))
-    for p in PRODUCTS:
+            near = [p, ps[(i + 1) % len(ps)], ps[(i + 3) % len(ps)]]
+            s[f'results:{norm(p)}'] = Screen(f'results:{norm(p)}', p, rows=_rows(near, go='product:{}', sub=cost, salt=salt))
+    for p in (p for ps in categories.values() for p in ps):
         s[f'product:{p}'] = Screen(f'product:{p}', p, els=(
-            El('img', p, 'banner', sub='Free shipping', hue=_h(p, 360)), El('price', f'{price(p)}  ·  2k sold', 'text'),
+            El('img', p, 'banner', sub='Free shipping', hue=_h(p, 360, salt)), El('price', f'{cost(p)}  ·  2k sold', 'text'),
             El('cart', 'Add to cart', 'chip', act=('add', 'cart', p), done='In cart'),
             El('fav', 'Favourite', 'chip', act=('add', 'favourites', p), done='Favourited'),
             El('buy', 'Buy now', 'button', go='..')))
@@ -147,27 +178,27 @@ PACKAGES = ['Sanya Beach Resort', 'Lijiang Old Town Inn', 'Hangzhou Lake View', 
             "Xi'an Wall Hotel", 'Harbin Ice Hotel', 'Xiamen Island Stay']
 
 # %% ../../nbs/03c_sim_apps.ipynb #59de3cae
-def travelpig() -> App:
+def travelpig(hosts: list = HOSTS, packages: list = PACKAGES, salt: str = '') -> App:
     "The paper's example app: hotel packages, hot live streams, hosts to follow."
     s = {'home': Screen('home', 'TravelPig', tabs=True, els=(
             El('deals', 'Summer deals', 'banner', sub='Up to 50% off', hue=45),
             El('hotels', 'Hotel packages', 'tile', go='hotels', hue=200), El('flights', 'Flights', 'tile', go='flights', hue=15),
             El('trains', 'Trains', 'tile', go='trains', hue=120))),
          'hotels': Screen('hotels', 'Hotel packages', els=(El('live', 'Hot live streams', 'banner', go='live', sub='Live now', hue=350),),
-                          rows=_rows(PACKAGES, go='package:{}', sub=price)),
-         'live': Screen('live', 'Hot live streams', rows=_rows(HOSTS, go='host:{}', sub=lambda h: f'{1 + _h(h, 40)}k watching')),
+                          rows=_rows(packages, go='package:{}', sub=lambda p: price(p, salt), salt=salt)),
+         'live': Screen('live', 'Hot live streams', rows=_rows(hosts, go='host:{}', sub=lambda h: f'{1 + _h(h, 40, salt)}k watching', salt=salt)),
          'flights': Screen('flights', 'Flights', els=(El('none', 'No trips yet', 'text'),)),
          'trains': Screen('trains', 'Trains', els=(El('none', 'No trips yet', 'text'),)),
          'orders': Screen('orders', 'Orders', source=('bookings', ''), tabs=True),
          'me': Screen('me', 'Me', tabs=True, source=('follows', ''))}
-    for h in HOSTS:
+    for h in hosts:
         s[f'host:{h}'] = Screen(f'host:{h}', h, els=(
-            El('img', h, 'banner', sub='Live now', hue=_h(h, 360)), El('info', f'{1 + _h(h, 40)}k watching', 'text'),
+            El('img', h, 'banner', sub='Live now', hue=_h(h, 360, salt)), El('info', f'{1 + _h(h, 40, salt)}k watching', 'text'),
             El('follow', 'Follow', 'chip', act=('add', 'follows', h), done='Following'),
             El('like', 'Like', 'chip', act=('add', 'likes', h), done='Liked')))
-    for p in PACKAGES:
+    for p in packages:
         s[f'package:{p}'] = Screen(f'package:{p}', p, els=(
-            El('img', p, 'banner', sub=price(p), hue=_h(p, 360)), El('info', '2 nights · breakfast', 'text'),
+            El('img', p, 'banner', sub=price(p, salt), hue=_h(p, 360, salt)), El('info', '2 nights · breakfast', 'text'),
             El('book', 'Book now', 'button', act=('add', 'bookings', p), done='Booked')))
     return App('TravelPig', 48, 'TP', s, _tabs(('home', 'Home'), ('orders', 'Orders'), ('me', 'Me')),
                {'follows': set(), 'likes': set(), 'bookings': set()})
@@ -193,14 +224,15 @@ def fooddash() -> App:
 VIDEOS = ['Cat Compilation', 'Street Food Tour', 'Guitar Lesson', 'Morning Yoga', 'City at Night', 'Dance Challenge',
           'Cooking Rice', 'Panda Cam', 'Phone Review', 'Travel Vlog']
 
-def video() -> App:
+def video(titles: list = VIDEOS, salt: str = '') -> App:
     "A short-video app: a feed, video pages with like/save."
-    s = {'home': Screen('home', 'For you', tabs=True, rows=_rows(VIDEOS, go='video:{}', sub=lambda v: f'{1 + _h(v, 90)}k views')),
+    views = lambda v: f'{1 + _h(v, 90, salt)}k views'
+    s = {'home': Screen('home', 'For you', tabs=True, rows=_rows(titles, go='video:{}', sub=views, salt=salt)),
          'saved': Screen('saved', 'Saved', source=('saved', ''), tabs=True),
          'me': Screen('me', 'Me', tabs=True, source=('likes', ''))}
-    for v in VIDEOS:
+    for v in titles:
         s[f'video:{v}'] = Screen(f'video:{v}', v, els=(
-            El('img', v, 'banner', sub='Trending now', hue=_h(v, 360)), El('info', f'{1 + _h(v, 90)}k views', 'text'),
+            El('img', v, 'banner', sub='Trending now', hue=_h(v, 360, salt)), El('info', views(v), 'text'),
             El('like', 'Like', 'chip', act=('add', 'likes', v), done='Liked'),
             El('save', 'Save', 'chip', act=('add', 'saved', v), done='Saved')))
     return App('Video', 340, 'V', s, _tabs(('home', 'For you'), ('saved', 'Saved'), ('me', 'Me')), {'likes': set(), 'saved': set()})
@@ -208,19 +240,19 @@ def video() -> App:
 PLACES = ['Central Station', 'City Library', 'West Lake', 'Airport T2', "People's Hospital", 'Olympic Park', 'Science Museum', 'Night Market']
 
 # %% ../../nbs/03c_sim_apps.ipynb #3a48f300
-def maps() -> App:
+def maps(places: list = PLACES, salt: str = '') -> App:
     "Maps: search a place, save it, get directions, start navigation."
     s = {'home': Screen('home', 'Maps', els=(
             El('q', 'Search places', 'field'), El('search', 'Search', 'submit', go='place:{text}', uses='q'),
             El('map', 'Maps', 'banner', sub='Search places', hue=160), El('saved', 'Saved places', 'link', go='saved'))),
          'saved': Screen('saved', 'Saved places', source=('saved', '')),
          'place:*': Screen('place:*', 'Results', els=(El('none', 'No results found', 'text'),))}
-    for p in PLACES:
+    for p in places:
         s[f'place:{norm(p)}'] = Screen(f'place:{norm(p)}', p, els=(
-            El('img', p, 'banner', sub=f'{1 + _h(p, 20)} km away', hue=_h(p, 360)),
+            El('img', p, 'banner', sub=f'{1 + _h(p, 20, salt)} km away', hue=_h(p, 360, salt)),
             El('dir', 'Directions', 'chip', go=f'route:{p}'), El('save', 'Save', 'chip', act=('add', 'saved', p), done='Saved')))
         s[f'route:{p}'] = Screen(f'route:{p}', 'Directions', els=(
-            El('info', f'{5 + _h(p, 40)} min by car', 'text'),
+            El('info', f'{5 + _h(p, 40, salt)} min by car', 'text'),
             El('start', 'Start', 'button', act=('set', 'navigating', p), done='Navigating')))
     return App('Maps', 160, 'M', s, (), {'saved': set(), 'navigating': ''})
 
@@ -260,14 +292,14 @@ def settings() -> App:
 SONGS = ['Moonlight', 'Blue Sky', 'Old Friends', 'Summer Rain', 'City Lights', 'Slow Dance', 'Road Trip', 'Paper Boats',
          'Golden Hour', 'Home Again']
 
-def music() -> App:
+def music(songs: list = SONGS, salt: str = '') -> App:
     "A music player: songs, play, like, a library."
     s = {'home': Screen('home', 'Music', tabs=True, els=(El('top', 'Popular', 'banner', sub='Trending now', hue=0),),
-                        rows=_rows(SONGS, go='song:{}', sub=lambda x: f'Artist {chr(65 + _h(x, 26))}')),
+                        rows=_rows(songs, go='song:{}', sub=lambda x: f'Artist {chr(65 + _h(x, 26, salt))}', salt=salt)),
          'library': Screen('library', 'Library', source=('liked', ''), tabs=True)}
-    for x in SONGS:
+    for x in songs:
         s[f'song:{x}'] = Screen(f'song:{x}', x, els=(
-            El('img', x, 'banner', sub=f'Artist {chr(65 + _h(x, 26))}', hue=_h(x, 360)),
+            El('img', x, 'banner', sub=f'Artist {chr(65 + _h(x, 26, salt))}', hue=_h(x, 360, salt)),
             El('play', 'Play', 'chip', act=('set', 'playing', x), done='Playing'),
             El('like', 'Like', 'chip', act=('add', 'liked', x), done='Liked')))
     return App('Music', 0, 'Mu', s, _tabs(('home', 'Home'), ('library', 'Library')), {'liked': set(), 'playing': ''})
@@ -275,14 +307,14 @@ def music() -> App:
 MOVIES = ['The Long River', 'Star Pilot', 'Kung Fu Cat', 'Ocean Heart', 'Last Train', 'Desert Song', 'Ice Kingdom', 'Tiny Giants']
 
 # %% ../../nbs/03c_sim_apps.ipynb #1b7da5ac
-def movies() -> App:
+def movies(titles: list = MOVIES, salt: str = '') -> App:
     "Movie tickets (unseen in training)."
-    s = {'home': Screen('home', 'Movies', tabs=True, rows=_rows(MOVIES, go='movie:{}', sub=lambda m: f'rated {6 + _h(m, 4)}.{_h(m, 9)}')),
+    s = {'home': Screen('home', 'Movies', tabs=True, rows=_rows(titles, go='movie:{}', sub=lambda m: f'rated {6 + _h(m, 4, salt)}.{_h(m, 9, salt)}', salt=salt)),
          'tickets': Screen('tickets', 'Tickets', source=('tickets', ''), tabs=True),
          'wishlist': Screen('wishlist', 'Wishlist', source=('wishlist', ''), tabs=True)}
-    for m in MOVIES:
+    for m in titles:
         s[f'movie:{m}'] = Screen(f'movie:{m}', m, els=(
-            El('img', m, 'banner', sub=price(m), hue=_h(m, 360)),
+            El('img', m, 'banner', sub=price(m, salt), hue=_h(m, 360, salt)),
             El('buy', 'Buy ticket', 'button', act=('add', 'tickets', m), done='Ticket bought'),
             El('want', 'Want to watch', 'button', act=('add', 'wishlist', m), done='Saved')))
     return App('Movies', 270, 'Mv', s, _tabs(('home', 'Home'), ('tickets', 'Tickets'), ('wishlist', 'Wishlist')),

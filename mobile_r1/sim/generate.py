@@ -67,18 +67,18 @@ def expert_episode(phone: SimPhone, task, seed: int, cfg: GenConfig, save_image)
     w, h = phone.screen_size
     inst = task.text(cfg.lang)
     return Episode(tr(task.app, cfg.lang), inst, w, h, steps, system_prompt(inst),
-                   {'task_id': task.id, 'split': task.split, 'level': phone.cfg.level, 'seed': seed, 'lang': phone.cfg.lang,
+                   {'task_id': task.id, 'split': task.split, 'level': phone.cfg.level, 'seed': seed, 'lang': phone.cfg.lang, 'content': task.content,
                     'success': task.is_successful(phone.state)})
 
 # %% ../../nbs/03g_sim_generate.ipynb #8034803a
 def generate_dataset(out_dir, split: str = 'train', n: int = 100, level: int = 0, seed: int = 0,
                      cfg: GenConfig | None = None, overwrite: bool = False, progress: bool = True,
-                     world: Sequence[str] | None = None) -> Path:
-    "Write `n` expert trajectories of `split` at `level` (the tasks of `world` only, if given) to `out_dir` (data.jsonl + images/), atomically."
+                     world: Sequence[str] | None = None, content: str = 'fixed') -> Path:
+    "Write `n` expert trajectories of `split` at `level` (the tasks of `world` only, if given; `content` 'fixed' or 'procedural') to `out_dir`, atomically."
     cfg, out = cfg or GenConfig(), Path(out_dir)
     if split not in SPLITS: raise ValueError(f'split must be one of {SPLITS}, got {split!r}')
     if out.exists() and not overwrite: raise FileExistsError(f'{out} exists: pass overwrite=True or pick another folder')
-    pool = task_list(split, level, world=world)
+    pool = task_list(split, level, world=world, content=content)
     order = [pool[i % len(pool)] for i in range(n)]
     random.Random(seed).shuffle(order)
     phone = SimPhone(SimConfig(level=level, popup_prob=cfg.popup_prob, lang=cfg.lang, scale=cfg.scale, max_steps=10 ** 6))
@@ -96,15 +96,16 @@ def generate_dataset(out_dir, split: str = 'train', n: int = 100, level: int = 0
     return out
 
 # %% ../../nbs/03g_sim_generate.ipynb #simcorp2
-def sim_corpus(seed: int = 0) -> list[str]:
+def sim_corpus(seed: int = 0, content: str = 'fixed') -> list[str]:
     "SimPhone's own text: the history header, every task's instruction in the system prompt, and the expert's answers."
     from mobile_r1.data import PromptConfig
-    from mobile_r1.sim.tasks import ALL_TASKS
+    from mobile_r1.sim.tasks import ALL_TASKS, all_tasks
     from mobile_r1.sim.expert import solve
     pc = PromptConfig()
     texts = [pc.history_header, pc.no_history]
     phone = SimPhone(SimConfig(level=0, popup_prob=0.3, max_steps=10 ** 6))
-    for i, task in enumerate(ALL_TASKS):
+    tasks = ALL_TASKS if content == 'fixed' else [t for t in all_tasks(content) if t.level == 0]   # two-goal tasks add no word
+    for i, task in enumerate(tasks):
         texts += [system_prompt(task.instruction), system_prompt(task.instruction_zh)]
         phone.reset(task, seed=seed + i)
         for g in solve(phone, task): texts += [g.response, g.action_text]

@@ -35,6 +35,7 @@ from .core import (SimConfig, PhoneState, Screen, El, App, BASE_H, KEYBOARD_H, l
                                 inside, home_boxes, make_popup, norm, _rng)
 from .render import Item, View, Renderer, THEMES, find_cjk_font
 from .apps import APPS, ADS, PERMISSIONS, tr, canon
+from .content import episode_apps
 from fastcore.basics import patch
 
 # %% auto #0
@@ -118,6 +119,7 @@ class SimPhone:
             warnings.warn("lang='zh' needs a CJK font (apt-get install fonts-wqy-microhei); using English labels")
             cfg = replace(cfg, lang='en')
         self.cfg, self.apps = cfg, apps or APPS
+        self.fixed_apps = self.apps  # what a fixed-content episode shows; a procedural task brings its own (03h_sim_content)
         self.arrays = arrays       # True: obs also holds 'pixels', and 'screenshot' shares the render cache's pixels
         self.render_view = Renderer(cfg.scale, cfg.cache_size)
         self.rng, self.task, self.episode_seed, self.theme, self.hue_shift = random.Random(0), None, 0, 'light', 0
@@ -130,11 +132,13 @@ class SimPhone:
         "The layout jitter key of screen `sid` this episode (None at level 0: fixed layouts)."
         return (self.episode_seed, self.state.app, sid) if self.cfg.level >= 1 else None
     def reset(self, task=None, seed: int | None = None) -> tuple[dict, dict]:
-        "Start an episode on the home screen: fresh app data; `seed` fixes pop-ups, jitter and theme."
+        "Start an episode on the home screen: fresh app data; `seed` fixes pop-ups, jitter, theme and, for a procedural task, the titles."
         if seed is not None: self.rng = random.Random(seed)
         self.episode_seed = seed if seed is not None else self.rng.randrange(2 ** 31)
         self.theme = _rng(('theme', self.episode_seed)).choice(sorted(THEMES)) if self.cfg.level >= 2 else 'light'
         self.hue_shift = _rng(('hue', self.episode_seed)).choice((-40, -20, 0, 20, 40)) if self.cfg.level >= 2 else 0
+        procedural = getattr(task, 'content', 'fixed') == 'procedural'
+        self.apps = episode_apps(self.episode_seed, task) if procedural else self.fixed_apps
         self.task, self.state = task, self._fresh_state()
         self._event, self._error = 'reset', None
         return self.observe()

@@ -14,7 +14,9 @@ loophole and lost 2.4 points); so is stopping without terminating.
 
 Splits, like the paper's evaluation: `train` tasks on the eight training apps; `held_out` tasks are new
 instructions (a fixed 20% of each template's items, by hash) on the same apps and screens; `unseen_apps` are
-tasks on `Movies` and `Notes`, apps no training task touches. Many tasks share each screen (24 product pages, one
+tasks on `Movies` and `Notes`, apps no training task touches. With procedural content (`03h_sim_content`) the same
+templates take their items from the vocabulary, and a title's split is the title's own: a held-out title is held out
+in every template. Many tasks share each screen (24 product pages, one
 layout), the measured condition for a tiny model to learn. From level 2, two-goal tasks ("..., then ...") are
 added: longer episodes over the same screens."""
 
@@ -26,11 +28,14 @@ import zlib
 from dataclasses import dataclass
 from typing import Sequence
 from .core import PhoneState, norm, LEVELS
+from functools import lru_cache
 from .apps import (APPS, UNSEEN_APPS, PRODUCTS, HOSTS, PACKAGES, MENUS, VIDEOS, PLACES, CONTACTS, MESSAGES,
-                                TOGGLES, LANGUAGES, SONGS, MOVIES, NOTE_TITLES, tr)
+                                TOGGLES, LANGUAGES, SONGS, MOVIES, NOTE_TITLES, tr, vocabulary)
+from .content import CONTENTS, title_split
 
 # %% auto #0
-__all__ = ['SPLITS', 'TEMPLATES', 'ALL_TASKS', 'TASKS_BY_ID', 'Task', 'in_world', 'task_list', 'get_task']
+__all__ = ['SPLITS', 'TEMPLATES', 'PROCEDURAL_ITEMS', 'ALL_TASKS', 'TASKS_BY_ID', 'Task', 'all_tasks', 'in_world', 'task_list',
+           'get_task']
 
 # %% ../../nbs/03e_sim_tasks.ipynb #68ce72a0
 SPLITS = ('train', 'held_out', 'unseen_apps')
@@ -46,6 +51,7 @@ class Task:
     template: str           # the template name (one template, many items)
     split: str = 'train'    # one of SPLITS
     level: int = 0          # the lowest difficulty level that uses this task
+    content: str = 'fixed'  # 'fixed' apps, or 'procedural': the phone draws this episode's titles (03h_sim_content)
 
     def text(self, lang: str = 'en') -> str: return self.instruction_zh if lang == 'zh' else self.instruction
 
@@ -108,10 +114,19 @@ def _split(app: str, tid: str) -> str:
     if app in UNSEEN_APPS: return 'unseen_apps'
     return 'held_out' if zlib.crc32(tid.encode()) % 5 == 0 else 'train'
 
-def _base_tasks() -> list:
+_PRODUCTS = vocabulary('phones') + vocabulary('shoes') + vocabulary('snacks')
+PROCEDURAL_ITEMS = {  # template -> its items under procedural content; the other templates keep theirs
+    'cart': _PRODUCTS, 'favourite': _PRODUCTS, 'search_cart': _PRODUCTS[::3], 'follow': vocabulary('hosts'),
+    'book': vocabulary('packages'), 'like_video': vocabulary('videos'), 'save_video': vocabulary('videos'),
+    'navigate': vocabulary('places'), 'save_place': vocabulary('places'), 'play': vocabulary('songs'),
+    'like_song': vocabulary('songs'), 'ticket': vocabulary('movies'), 'wishlist': vocabulary('movies'),
+    'note': vocabulary('notes')}
+
+def _base_tasks(content: str = 'fixed') -> list:
     out = []
     for name, app, items, goal, en, zh in TEMPLATES:
-        for it in items:
+        drawn = content == 'procedural' and name in PROCEDURAL_ITEMS
+        for it in (PROCEDURAL_ITEMS[name] if drawn else items):
             if name == 'open_screen':
                 a, sid = it
                 title = APPS[a].screens[sid].title
@@ -120,7 +135,8 @@ def _base_tasks() -> list:
                 a = app
                 x, y = it if isinstance(it, tuple) else (it, '')
                 key = f'{a}/{name}/{x}' + (f' | {y}' if y else '')
-            out.append(Task(key, a, en.format(x=x, y=y), zh.format(x=_q(x, 'zh'), y=_q(y, 'zh')), goal(it), name, _split(a, key)))
+            out.append(Task(key, a, en.format(x=x, y=y), zh.format(x=_q(x, 'zh'), y=_q(y, 'zh')), goal(it), name,
+                            title_split(x) if drawn else _split(a, key), content=content))
     return out
 
 def _compound(tasks: list) -> list:
@@ -136,27 +152,37 @@ def _compound(tasks: list) -> list:
             split = t.split if t.split == u.split else 'held_out'
             en = f'{t.instruction}, then {u.instruction[0].lower()}{u.instruction[1:]}'
             out.append(Task(f'{t.id} + {u.id}', app, en, f'{t.instruction_zh}，然后{u.instruction_zh}', t.goal + u.goal,
-                            f'{t.template}+{u.template}', split, level=2))
+                            f'{t.template}+{u.template}', split, level=2, content=t.content))
     return out
 
 ALL_TASKS = (lambda b: tuple(b + _compound(b)))(_base_tasks())
 TASKS_BY_ID = {t.id: t for t in ALL_TASKS}
+
+@lru_cache(maxsize=None)
+def all_tasks(content: str = 'fixed') -> tuple:
+    "Every task of `content` ('fixed': `ALL_TASKS`; 'procedural': the same templates over the vocabulary), built once."
+    if content not in CONTENTS: raise ValueError(f'content must be one of {CONTENTS}, got {content!r}')
+    return ALL_TASKS if content == 'fixed' else (lambda b: tuple(b + _compound(b)))(_base_tasks(content))
+
+@lru_cache(maxsize=None)
+def _by_id(content: str) -> dict: return {t.id: t for t in all_tasks(content)}
 
 # %% ../../nbs/03e_sim_tasks.ipynb #35dd6a09
 def in_world(task: Task, world: Sequence[str] | None) -> bool:
     "Is `task` part of `world`: app names ('Video'), app/template prefixes ('Video/like_video') or task ids; None is every task."
     return not world or any(task.app == w or task.id == w or task.id.startswith(w.rstrip('/') + '/') for w in world)
 
-def task_list(split: str = 'train', level: int = 0, app: str | None = None, world: Sequence[str] | None = None) -> list:
-    "The tasks of `split` available at difficulty `level` (optionally of one app, or of a `world`: see `in_world`)."
+def task_list(split: str = 'train', level: int = 0, app: str | None = None, world: Sequence[str] | None = None,
+              content: str = 'fixed') -> list:
+    "The tasks of `split` available at difficulty `level` (optionally of one app, or of a `world`: see `in_world`), of `content`."
     if split not in SPLITS: raise ValueError(f'split must be one of {SPLITS}, got {split!r}')
     if level not in LEVELS: raise ValueError(f'level must be one of {LEVELS}, got {level!r}')
-    out = [t for t in ALL_TASKS if t.split == split and t.level <= level and (app is None or t.app == app) and in_world(t, world)]
+    out = [t for t in all_tasks(content) if t.split == split and t.level <= level and (app is None or t.app == app) and in_world(t, world)]
     if world and not out: raise ValueError(f'no {split!r} tasks at level {level} in world {list(world)}: use app names '
                                            f"('Video'), app/template prefixes ('Video/like_video') or task ids")
     return out
 
-def get_task(task_id: str) -> Task:
-    "The task with id `task_id`; `KeyError` lists how to find ids."
-    try: return TASKS_BY_ID[task_id]
-    except KeyError: raise KeyError(f'no task {task_id!r}; see [t.id for t in task_list(split, level)]') from None
+def get_task(task_id: str, content: str = 'fixed') -> Task:
+    "The task with id `task_id` (of `content`); `KeyError` lists how to find ids."
+    try: return _by_id(content)[task_id]
+    except KeyError: raise KeyError(f'no task {task_id!r} with {content} content; see [t.id for t in task_list(split, level, content=...)]') from None
