@@ -27,8 +27,8 @@ from . import __version__
 from fastcore.imports import in_ipython
 
 # %% auto #0
-__all__ = ['cmd_quickstart', 'config_overrides', 'cmd_train', 'cmd_eval', 'serve_folder', 'cmd_view', 'cmd_data_stats',
-           'cmd_fake_adb', 'cmd_serve_env', 'cmd_course', 'build_parser', 'main']
+__all__ = ['PRETRAIN_ARGS', 'cmd_quickstart', 'config_overrides', 'cmd_train', 'cmd_eval', 'serve_folder', 'cmd_view',
+           'cmd_data_stats', 'cmd_fake_adb', 'cmd_serve_env', 'cmd_course', 'cmd_pretrain', 'build_parser', 'main']
 
 # %% ../nbs/13_cli.ipynb #2cf32ff4
 def cmd_quickstart(args) -> int:
@@ -317,13 +317,46 @@ def _add_course(sub):
     _add_threads(c)
     c.set_defaults(func=cmd_course)
 
+# %% ../nbs/13_cli.ipynb #466b93d7
+PRETRAIN_ARGS = {'out': 'out_dir', 'exclude': 'exclude', 'size': 'size', 'max_pixels': 'max_pixels', 'episodes': 'episodes',
+                 'steps': 'steps', 'batch_size': 'batch_size', 'lr': 'lr', 'max_minutes': 'max_minutes', 'workers': 'workers',
+                 'eval_episodes': 'eval_episodes', 'seed': 'seed'}   # flag -> PretrainConfig field
+
+def cmd_pretrain(args) -> int:
+    "Build a phone base (08a_pretrain) and print its card."
+    from mobile_r1.pretrain import PretrainConfig, build_base
+    given = {f: getattr(args, a) for a, f in PRETRAIN_ARGS.items() if getattr(args, a) is not None}
+    cfg = PretrainConfig(**{**given, **({'exclude': tuple(given['exclude'])} if 'exclude' in given else {})})
+    model = build_base(cfg)
+    print((model / 'BASE.md').read_text())
+    print(f'base written to {model}; to ship it, copy that folder to mobile_r1/bases/tiny')
+    return 0
+
+def _add_pretrain(sub):
+    "The `pretrain` command (defaults: `mobile_r1.pretrain.PretrainConfig`, read only when it runs)."
+    p = sub.add_parser('pretrain', help='build a phone base: the tiny model pretrained on SimPhone outside the quickstart world',
+                       description='Generate SimPhone expert trajectories (procedural titles) on every training template '
+                                   'outside --exclude, train the tiny Qwen2.5-VL on them with stage 1\'s trainer, and write '
+                                   'the base with its card (BASE.md) to OUT/model. Defaults are PretrainConfig\'s; '
+                                   'nbs/08a_pretrain.ipynb states the recipe.')
+    p.add_argument('--out', help='output folder (default: runs/base)')
+    p.add_argument('--exclude', nargs='*', help="worlds never trained on (default: the quickstart's, Video/like_video)")
+    p.add_argument('--size', help='model size, a key of mobile_r1.policy.TINY_SIZES (default: tiny)')
+    for name, typ, what in (('max_pixels', int, 'image budget in pixels'), ('episodes', int, 'expert trajectories'),
+                            ('steps', int, 'optimiser steps'), ('batch_size', int, 'samples per step'), ('lr', float, 'peak learning rate'),
+                            ('max_minutes', float, 'wall-time budget of the training loop'), ('workers', int, 'processes generating data'),
+                            ('eval_episodes', int, 'online episodes per figure on the card'), ('seed', int, 'seed')):
+        p.add_argument('--' + name.replace('_', '-'), type=typ, help=what)
+    _add_threads(p)
+    p.set_defaults(func=cmd_pretrain)
+
 # %% ../nbs/13_cli.ipynb #e3c5db32
 def build_parser() -> argparse.ArgumentParser:
     "The `mobile-r1` command line: one sub-command per task."
     p = argparse.ArgumentParser(prog='mobile-r1', description='Mobile-R1 in notebooks: train and evaluate phone agents.')
     p.add_argument('--version', action='version', version=f'mobile_r1 {__version__}')
     sub = p.add_subparsers(dest='command', required=True)
-    for add in (_add_quickstart, _add_train, _add_eval, _add_view, _add_data, _add_fake_adb, _add_serve_env, _add_course): add(sub)
+    for add in (_add_quickstart, _add_pretrain, _add_train, _add_eval, _add_view, _add_data, _add_fake_adb, _add_serve_env, _add_course): add(sub)
     return p
 
 # %% ../nbs/13_cli.ipynb #9722dd7e

@@ -20,6 +20,7 @@ import torch
 from datasets import Dataset
 from collections import Counter
 from trl import SFTConfig, SFTTrainer
+from transformers import TrainerCallback
 from .data import PromptConfig, read_dataset, sft_sample
 from .metrics import MetricsCallback, MetricsLog, quiet
 from .policy import Policy, PolicyConfig, load_policy, save_policy
@@ -29,7 +30,7 @@ from .threads import use_threads
 from .precision import check_precision
 
 # %% auto #0
-__all__ = ['Stage1Config', 'sft_dataset', 'sft_args', 'train_stage1', 'format_compliance']
+__all__ = ['Stage1Config', 'sft_dataset', 'sft_args', 'TimeLimit', 'train_stage1', 'format_compliance']
 
 # %% ../nbs/08_stage1_sft.ipynb #df28fdc9
 @dataclass
@@ -51,6 +52,7 @@ class Stage1Config:
     mixed_precision: str = 'no'            # 'bf16': bf16 compute over fp32 weights on a GPU (TRL's bf16=True)
     seed: int = 0
     logging_steps: int = 10
+    max_minutes: float | None = None       # stop after this much wall time, schedule unfinished (the steps done are saved and recorded)
     prompt: PromptConfig = field(default_factory=PromptConfig)   # image budget and history layout
 
     @classmethod
@@ -79,6 +81,13 @@ def sft_args(cfg: Stage1Config, out: Path) -> SFTConfig:
                      completion_only_loss=True, max_length=None, dataloader_num_workers=0,
                      disable_tqdm=bool(os.environ.get('IN_TEST')))
 
+class TimeLimit(TrainerCallback):
+    "Stop training once `minutes` of wall time have passed since the first step began."
+    def __init__(self, minutes: float): self.minutes, self.t0 = minutes, None
+    def on_step_begin(self, args, state, control, **kw): self.t0 = self.t0 or time.time()
+    def on_step_end(self, args, state, control, **kw):
+        if time.time() - self.t0 > 60 * self.minutes: control.should_training_stop = True
+
 def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
     "Finetune `cfg.base` on the golden steps in `cfg.data`; returns the saved model folder."
     out = Path(cfg.out_dir)
@@ -89,7 +98,7 @@ def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
     trainer = quiet(SFTTrainer(model=model, args=sft_args(cfg, out), train_dataset=ds, processing_class=proc,
-                         callbacks=[MetricsCallback(log)] if log else None))
+                         callbacks=[MetricsCallback(log)] * bool(log) + [TimeLimit(cfg.max_minutes)] * bool(cfg.max_minutes)))
     trainer.train()
     model = trainer.model.merge_and_unload() if cfg.lora else trainer.model
     if trainer.accelerator.is_main_process:                 # on N processes, process 0 saves (the weights are the same)
