@@ -34,7 +34,10 @@ __all__ = ['PRETRAIN_ARGS', 'cmd_quickstart', 'config_overrides', 'cmd_train', '
 def cmd_quickstart(args) -> int:
     "Run the whole method into --out (resumes the same preset, refuses another)."
     from mobile_r1.quickstart import RunMismatch, run_quickstart, summary
-    try: st = run_quickstart(args.out, args.preset)
+    from dataclasses import replace as _with
+    from mobile_r1.quickstart import PRESETS
+    cfg = _with(PRESETS[args.preset], base=args.base) if args.base else None
+    try: st = run_quickstart(args.out, args.preset, cfg=cfg)
     except RunMismatch as e: print(f'mobile-r1 quickstart: {e}', file=sys.stderr); return 2
     print(summary(st, args.out))
     return 0
@@ -183,6 +186,8 @@ def _add_quickstart(sub):
                                    'each, and write metrics.jsonl, table.md/json, trajectories/ and report.html to --out. '
                                    'Running again into the same folder resumes; a different preset is refused.')
     q.add_argument('--out', default='runs/quickstart', help='output folder (default: runs/quickstart)')
+    q.add_argument('--base', default=None, help="stage 1 starts from 'scratch' (random weights, the presets' default), "
+                   "'shipped' (the package's phone base, built by `mobile-r1 pretrain`) or a base folder")
     q.add_argument('--preset', default='tiny', choices=['tiny', 'busy', 'full', 'course', 'smoke'],
                    help="'tiny': the CPU quickstart, about ten minutes; 'busy': where stage 3 matters (phones that interrupt "
                         "often, pop-ups at 0.5; stage 2 on recorded steps as in the paper; 40 stage-3 iterations), about eighteen "

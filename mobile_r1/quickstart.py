@@ -35,7 +35,7 @@ from .threads import use_threads
 
 # %% auto #0
 __all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'train_tasks_row', 'evaluate_model', 'stage_configs',
-           'make_split', 'run_quickstart', 'summary']
+           'make_split', 'base_path', 'run_quickstart', 'summary']
 
 # %% ../nbs/13a_quickstart.ipynb #d9f48057
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class QuickstartConfig:
     stage2_popup_prob: float | None = None  # pop-up probability of stage 2's training phones (None: popup_prob)
     data_popup_prob: float = 0.1     # pop-up probability of the phones the train split's expert trajectories are recorded on
     seed: int = 0                    # seeds the data, the tiny model and every stage (evaluation episodes keep their own seeds)
+    base: str = 'scratch'            # stage 1 starts from: 'scratch' (random weights), 'shipped' (the package's phone base) or a base folder
 
 PRESETS = {
     'tiny': QuickstartConfig(world=('Video/like_video',), train_episodes=240, data_popup_prob=0.03, corpus='data', stage1_steps=600,
@@ -166,7 +167,20 @@ def make_split(cfg: QuickstartConfig, split: str, out: Path) -> Path:
 def _make_data(cfg: QuickstartConfig, data: dict):
     for s, p in data.items(): make_split(cfg, s, p)
 
+def base_path(base: str) -> Path | None:
+    "The phone base folder a quickstart's `base` names (None for 'scratch'), checked (08a_pretrain: `check_base`)."
+    if base == 'scratch': return None
+    from mobile_r1.pretrain import SHIPPED_BASE, check_base
+    path = SHIPPED_BASE if base == 'shipped' else Path(base)
+    check_base(path)
+    return path
+
 def _make_model(cfg: QuickstartConfig, data: dict, models: dict):
+    if (src := base_path(cfg.base)) is not None:           # a phone base: its weights and its tokenizer, copied whole
+        tmp = models['tiny'].with_name('tiny.tmp')
+        if tmp.exists(): shutil.rmtree(tmp)
+        shutil.copytree(src, tmp); tmp.replace(models['tiny'])
+        return
     corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else sim_corpus()
     tiny_qwen_vl(models['tiny'], corpus=corpus, vocab_size=2048 if corpus is None else 800, seed=cfg.seed)
 
@@ -185,6 +199,7 @@ def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny'
     if preset not in PRESETS: raise ValueError(f'preset must be one of {", ".join(PRESETS)}, got {preset!r}')
     cfg, out = cfg or PRESETS[preset], Path(out_dir)
     st = _state(out, preset, cfg)
+    base_path(cfg.base)                    # a missing or unusable base fails here, before any work
     use_threads()                          # its share of the free cores, one line on stderr (15a_threads)
     out.mkdir(parents=True, exist_ok=True)
     metrics, (data, models), configs = out / 'metrics.jsonl', _paths(out), stage_configs(cfg, out)

@@ -1,0 +1,65 @@
+"""The phone base end to end at toy sizes: `mobile-r1 pretrain` as a user types it, a quickstart that starts from the
+base it wrote, the errors for a base that is not there, and the reading benchmark on it."""
+import json, os, subprocess, sys
+from dataclasses import replace
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).parents[1]
+ENV = {**os.environ, 'IN_TEST': '1'}
+
+
+@pytest.fixture(scope='module')
+def toy_base(tmp_path_factory):
+    "A base from the documented command at toy sizes (two data workers, so the parallel path runs)."
+    out = tmp_path_factory.mktemp('base')
+    cmd = [sys.executable, '-m', 'mobile_r1', 'pretrain', '--out', str(out), '--episodes', '6', '--steps', '3', '--batch-size', '4',
+           '--workers', '2', '--eval-episodes', '2']
+    r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert '# mobile_r1 phone base (tiny)' in r.stdout and 'online success, held-out titles' in r.stdout, r.stdout[-2000:]
+    return out / 'model'
+
+
+def test_card(toy_base):
+    from mobile_r1.pretrain import check_base, pretrain_tasks, vocab_fingerprint
+    card = check_base(toy_base)
+    assert card['steps_done'] == 3 and card['vocab'] == vocab_fingerprint() and card['config']['episodes'] == 6
+    assert card['tasks'] == len(pretrain_tasks()) and set(card['figures']) == {'train', 'held_out'}
+    assert all(card['figures'][s]['n_episodes'] == 2 for s in ('train', 'held_out'))
+    data = [json.loads(l) for l in (toy_base.parent / 'data' / 'data.jsonl').read_text().splitlines()]
+    assert len(data) == 6 and {d['trajectory'][0]['image'].split('/')[0] for d in data} == {'shard0', 'shard1'}
+    assert not any(d['task_id'].startswith('Video/like_video/') for d in data)      # the kept-out world stays out
+    assert (toy_base / 'BASE.md').read_text().startswith('# mobile_r1 phone base')
+
+
+def test_quickstart_from_base(toy_base, tmp_path):
+    "The quickstart copies the base whole (its tokenizer too) and trains on from it."
+    from mobile_r1.quickstart import PRESETS, run_quickstart
+    st = run_quickstart(tmp_path / 'run', 'smoke', progress=lambda m: None, cfg=replace(PRESETS['smoke'], base=str(toy_base)))
+    assert 'stage 3' in st['done']
+    tiny = tmp_path / 'run' / 'models' / 'tiny'
+    assert json.loads((tiny / 'mobile_r1.json').read_text())['base']['steps_done'] == 3
+    assert (tiny / 'tokenizer.json').read_bytes() == (toy_base / 'tokenizer.json').read_bytes()
+
+
+def test_quickstart_base_errors(tmp_path):
+    "A base that is not there, or not a base, stops the quickstart before any work, with the fix in the message."
+    for base, says in ((str(tmp_path / 'nowhere'), 'no phone base at'), (str(tmp_path), 'is not a complete phone base')):
+        r = subprocess.run([sys.executable, '-m', 'mobile_r1', 'quickstart', '--preset', 'smoke', '--base', base, '--out',
+                            str(tmp_path / 'run')], capture_output=True, text=True, env=ENV, timeout=300)
+        assert r.returncode == 2 and says in r.stderr and 'mobile-r1 pretrain' in r.stderr, r.stderr[-2000:]
+        assert 'Traceback' not in r.stderr and not (tmp_path / 'run' / 'data').exists()
+
+
+def test_bench_reading_smoke(toy_base, tmp_path):
+    "Stage 1 from the base and from scratch on procedural titles; a row per split and per probed title."
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading.py'), '--base', str(toy_base), '--steps', '2', '--episodes', '2',
+           '--per-title', '1', '--train-episodes', '4', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / 'reading.json').read_text())
+    assert set(res['runs']) == {'base', 'scratch'}
+    assert {'train, before stage 1', 'held_out, after stage 1'} <= set(res['runs']['base'])
+    assert 'train, before stage 1' not in res['runs']['scratch']
+    assert sum('/like_video/' in k for k in res['runs']['scratch']) == 4
