@@ -19,6 +19,13 @@ FORBIDDEN = {                                                       # pattern: w
 }
 
 
+CONTROL = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')   # what no text needs: tab, newline and return stay
+
+
+def test_control_detector():
+    assert CONTROL.findall('earns $w e^{-2} \x07pprox 0.07$') == ['\x07'] and not CONTROL.findall('a\tb\nc\r\n')
+
+
 def sources(nb: Path) -> list[tuple[int, str, str]]:
     return [(i, c['cell_type'], ''.join(c['source'])) for i, c in enumerate(json.loads(nb.read_text(encoding='utf-8'))['cells'])]
 
@@ -35,6 +42,8 @@ def test_the_detector():
 @pytest.mark.parametrize('nb', NOTEBOOKS, ids=lambda p: f'{p.parent.name}/{p.name}')
 def test_notebook_text(nb):
     bad = [f'cell {i}: {v}' for i, _, s in sources(nb) for v in violations(s)]
+    bad += [f'cell {i}: control character {c!r} (a stray escape, such as \\a in "\\approx" written without its backslash)'
+            for i, _, s in sources(nb) for c in sorted(set(CONTROL.findall(s)))]
     bad += [f'cell {i}: {n} lines of markdown (at most {MAX_MD_LINES}: split it, or move the history to 90_what_we_tried)'
             for i, t, s in sources(nb) if t == 'markdown' and (n := len(s.splitlines())) > MAX_MD_LINES]
     assert not bad, '\n  '.join([nb.name] + bad)
