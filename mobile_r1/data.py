@@ -58,7 +58,7 @@ For each function call, return a json object with function name and arguments wi
 用户任务: {instruction}'''
 
 def system_prompt(instruction: str) -> str:
-    "The paper's system prompt with `instruction` filled in (no other braces are touched)."
+    "The release's system prompt with `instruction` filled in (no other braces are touched)."
     return SYSTEM_PROMPT.replace('{instruction}', instruction.strip())
 
 # %% ../nbs/02_data.ipynb #0eba200f
