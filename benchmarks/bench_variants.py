@@ -7,7 +7,7 @@ stage 1. Every seed run counts: nothing is picked after the fact.
     python benchmarks/bench_variants.py --seeds 3 [--preset tiny] [--out runs/bench_variants]
     python benchmarks/bench_variants.py --seeds 3 --variants paper,gigpo --combo partial,dynamic
 
-Each variant changes the paper's stages as listed in VARIANTS (stage 2's changes, stage 3's changes); a variant
+Each variant changes our reading of the paper's stages (the `paper` variant) as listed in VARIANTS (stage 2's changes, stage 3's changes); a variant
 that only changes stage 3 starts from the paper's stage-2 model. `--combo a,b` adds a variant with the changes of
 a and b together. Where the preset's stage 2 is already the paper's (`busy`, `full`), the variants start from its
 model. A run resumes: finished models and rows are kept. Takes about one quickstart per seed plus a stage 2, a

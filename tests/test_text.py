@@ -14,6 +14,7 @@ MAX_MD_LINES = 40
 FORBIDDEN = {                                                       # pattern: why, and what to write instead
     r"paper'?s (?:rule|credit rule)": 'the paper publishes no multi-turn credit rule: say "trajectory-level credit"',
     r"paper'?s (?:system )?prompt": 'the system prompt was seen in the released data, not in the paper: say "the release\'s"',
+    r"(?:beat|over|than|whole world,) the paper'?s stages|the paper'?s stage 3 \(trajectory": 'the paper publishes no settings or credit rule for our runs: say "our reading of the paper\'s stages", or name what we chose',
     r'DESIGN\.md|PAPER\.md|\.\./shared/': 'the project never points outside itself: state the fact here, with its measurement',
     r'\b[Ii]ssues? #?\d+': 'no issue numbers in what a reader sees',
     r'\b20\d\d-\d\d-\d\d\b': 'no dates in running text: say what was measured, and how to measure it again',
@@ -36,6 +37,7 @@ def violations(text: str) -> list[str]:
 
 
 def test_the_detector():
+    assert violations("no fix beat the paper's stages") and not violations("stage 2 on recorded steps, as the paper's stage 2 trains")
     assert violations("the paper's system prompt") and violations('(PAPER.md)') and not violations("the release's system prompt")
     assert violations("the paper's rule gives every turn") and violations('see DESIGN.md') and violations('(issue 12)')
     assert violations('measured 2026-12-01') and not violations('trajectory-level credit, 128 episodes, seed 0')
