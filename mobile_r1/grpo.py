@@ -76,8 +76,10 @@ def trajectory_turn_advantages(traj_adv: torch.Tensor, turns_per_traj: Sequence[
     "One advantage per turn, trajectories in order: every turn of trajectory i gets A_i."
     return [float(a) for a, n in zip(traj_adv, turns_per_traj) for _ in range(n)]
 
+
+# %% ../nbs/01a_grpo.ipynb #1f7b29f4
 def paper_turn_advantages(traj_adv: torch.Tensor, turns_per_traj: Sequence[int]) -> list[float]:
-    "Deprecated: the old name of `trajectory_turn_advantages` (the paper publishes no rule for credit across turns)."
+    "Deprecated: the old name of `trajectory_turn_advantages` (kept so old code runs; it names no rule of the paper)."
     import warnings
     warnings.warn('paper_turn_advantages is renamed trajectory_turn_advantages: the paper publishes no multi-turn credit rule',
                   DeprecationWarning, stacklevel=2)
