@@ -36,7 +36,8 @@ def cmd_quickstart(args) -> int:
     from mobile_r1.quickstart import RunMismatch, run_quickstart, summary
     from dataclasses import replace as _with
     from mobile_r1.quickstart import PRESETS
-    cfg = _with(PRESETS[args.preset], base=args.base) if args.base else None
+    given = {k: v for k, v in (('base', args.base), ('content', args.content)) if v is not None}
+    cfg = _with(PRESETS[args.preset], **given) if given else None
     try: st = run_quickstart(args.out, args.preset, cfg=cfg)
     except RunMismatch as e: print(f'mobile-r1 quickstart: {e}', file=sys.stderr); return 2
     print(summary(st, args.out))
@@ -188,6 +189,8 @@ def _add_quickstart(sub):
     q.add_argument('--out', default='runs/quickstart', help='output folder (default: runs/quickstart)')
     q.add_argument('--base', default=None, help="stage 1 starts from 'scratch' (random weights, the presets' default), "
                    "'shipped' (the package's phone base, built by `mobile-r1 pretrain`) or a base folder")
+    q.add_argument('--content', default=None, choices=['fixed', 'procedural'],
+                   help="SimPhone's titles: 'fixed' (the presets' default) or 'procedural' (drawn per episode, so reading pays)")
     q.add_argument('--preset', default='tiny', choices=['tiny', 'busy', 'full', 'course', 'smoke'],
                    help="'tiny': the CPU quickstart, about ten minutes; 'busy': where stage 3 matters (phones that interrupt "
                         "often, pop-ups at 0.5; stage 2 on recorded steps as in the paper; 40 stage-3 iterations), about eighteen "

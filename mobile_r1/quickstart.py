@@ -67,6 +67,7 @@ class QuickstartConfig:
     stage2_popup_prob: float | None = None  # pop-up probability of stage 2's training phones (None: popup_prob)
     data_popup_prob: float = 0.1     # pop-up probability of the phones the train split's expert trajectories are recorded on
     seed: int = 0                    # seeds the data, the tiny model and every stage (evaluation episodes keep their own seeds)
+    content: str = 'fixed'           # SimPhone's titles: 'fixed', or 'procedural' (drawn per episode, so reading pays: 03h_sim_content)
     base: str = 'scratch'            # stage 1 starts from: 'scratch' (random weights), 'shipped' (the package's phone base) or a base folder
 
 PRESETS = {
@@ -118,7 +119,7 @@ def _drop_rows(path: Path, stage: int, after: int = -1):
 def train_tasks_row(policy, name: str, cfg: QuickstartConfig) -> dict:
     "The learning figure: online success of `policy` on the training tasks, greedy, on the evaluation's own seeds (never a training seed)."
     online, _ = online_eval(policy, 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, world=cfg.world,
-                            n_episodes=cfg.train_online_episodes, seed=7)
+                            n_episodes=cfg.train_online_episodes, seed=7, content=cfg.content)
     return table_row(name, 'train_tasks', None, online)
 
 def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, traj_dir: Path | None = None) -> list[dict]:
@@ -129,7 +130,8 @@ def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, tra
         static, _ = static_eval(pol, read_dataset(data[split]))
         held = split == 'held_out'
         online, trajs = online_eval(pol, split, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, max_tasks=cfg.online_tasks,
-                                    world=cfg.world if held else None, n_episodes=cfg.held_out_online_episodes if held else None)
+                                    world=cfg.world if held else None, n_episodes=cfg.held_out_online_episodes if held else None,
+                                    content=cfg.content)
         rows.append(table_row(name, split, static, online))
         if traj_dir is not None and split == 'held_out': save_trajectories(trajs[:16], traj_dir)
     return rows
@@ -149,19 +151,20 @@ def stage_configs(cfg: QuickstartConfig, out: Path) -> dict:
             2: Stage2Config(base=str(models[1]), data=str(data['train']), out_dir=str(models[2]), max_steps=cfg.stage2_steps,
                             G=cfg.stage2_G, prompts_per_step=cfg.stage2_prompts, lr=cfg.stage2_lr, states=cfg.stage2_states,
                             rounds=cfg.stage2_rounds, visit_episodes=cfg.stage2_visits, screen=cfg.stage2_screen, world=cfg.world,
+                            content=cfg.content,
                             popup_prob=cfg.popup_prob if cfg.stage2_popup_prob is None else cfg.stage2_popup_prob,
                             max_turns=cfg.max_turns, seed=cfg.seed),
             3: Stage3Config(base=str(models[2]), out_dir=str(models[3]), iterations=cfg.stage3_iterations,
                             tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, step_aware=cfg.stage3_step_aware,
                             max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
-                            checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world, seed=cfg.seed)}
+                            checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world, content=cfg.content, seed=cfg.seed)}
 
 def make_split(cfg: QuickstartConfig, split: str, out: Path) -> Path:
     "Write the expert trajectories of `split` that a quickstart of `cfg` uses (train: recorded at `data_popup_prob`)."
     train = split == 'train'
     return generate_dataset(out, split, n=cfg.train_episodes if train else cfg.eval_episodes, overwrite=True,
                             seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[split] + 10 * cfg.seed,
-                            world=cfg.world if split != 'unseen_apps' else None,
+                            world=cfg.world if split != 'unseen_apps' else None, content=cfg.content,
                             cfg=GenConfig(popup_prob=cfg.data_popup_prob) if train else None)
 
 def _make_data(cfg: QuickstartConfig, data: dict):

@@ -91,6 +91,7 @@ class Stage2Config:
     rounds: int = 1                       # 'visited': collect, then train max_steps/rounds steps; repeated with the improved policy
     visit_episodes: int = 64              # 'visited': episodes played per round
     world: tuple | None = None            # 'visited': the SimPhone world (apps, app/templates or task ids) whose train tasks are played (None: all)
+    content: str = 'fixed'                # 'visited': SimPhone's titles, 'fixed' or 'procedural' (drawn per episode: 03h_sim_content)
     popup_prob: float = 0.1               # 'visited': SimPhone's pop-up probability
     max_turns: int = 10                   # 'visited': step limit of an episode
     screen: int = 0                       # dynamic sampling: answers sampled per state first; only states where they disagree are kept (0: all)
@@ -277,7 +278,7 @@ def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10
 # %% ../nbs/09_stage2_grpo.ipynb #fb05bbd1
 def env_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, dict]:
     "`visited_dataset` on `cfg.phones`: `cfg.visit_episodes` episodes over the train tasks of `cfg.world`, labelled by the expert."
-    env = make_env(cfg.phones, 'train', world=cfg.world, popup_prob=cfg.popup_prob, max_turns=cfg.max_turns)
+    env = make_env(cfg.phones, 'train', world=cfg.world, popup_prob=cfg.popup_prob, max_turns=cfg.max_turns, content=cfg.content)
     if env.annotate is None:
         raise ValueError(f"states='visited' labels the states the policy reaches with the expert's action, and {env.name} has no "
                          "expert: use phones='sim', or states='recorded' (the paper's stage 2) on real phones")

@@ -115,6 +115,7 @@ class Stage3Config:
     phones: str = 'sim'                    # 'sim', or 'adb:SERIAL[,SERIAL...][@HOST:PORT]' (mobile_r1.env)
     tasks: str = 'train'                   # a SimPhone split, or a JSONL file of instructions (mobile_r1.env.read_tasks)
     world: tuple | None = None             # only this world's tasks of the split: apps, app/templates or task ids (None: all)
+    content: str = 'fixed'                 # SimPhone's titles: 'fixed', or 'procedural' (drawn per episode: 03h_sim_content)
     level: int = 0                         # SimPhone difficulty level
     popup_prob: float = 0.1                # SimPhone pop-up probability per screen entry
     tasks_per_iter: int = 2                # instructions per iteration
@@ -187,7 +188,7 @@ def stage3_env(cfg: Stage3Config, judge, world: int = 1, rank: int = 0) -> Env:
     "The phones and tasks of `cfg` (this process's share of adb phones), refused clearly where the judge or a switch cannot work."
     _check_switches(cfg, world)
     env = make_env(phones_for_rank(cfg.phones, world, rank), cfg.tasks, world=cfg.world, level=cfg.level,
-                   popup_prob=cfg.popup_prob, max_turns=cfg.max_turns)
+                   popup_prob=cfg.popup_prob, max_turns=cfg.max_turns, content=cfg.content)
     if isinstance(judge, RuleJudge) and not env.checker:
         raise ValueError(f"judge='rule' is SimPhone's checker, and the tasks on {env.name} have none: use judge='openai' "
                          "(any OpenAI-compatible endpoint: OPENAI_BASE_URL, OPENAI_API_KEY)")

@@ -34,10 +34,14 @@ def test_card(toy_base):
 
 
 def test_quickstart_from_base(toy_base, tmp_path):
-    "The quickstart copies the base whole (its tokenizer too) and trains on from it."
+    "The quickstart copies the base whole (its tokenizer too) and trains on from it, here on procedural titles."
     from mobile_r1.quickstart import PRESETS, run_quickstart
-    st = run_quickstart(tmp_path / 'run', 'smoke', progress=lambda m: None, cfg=replace(PRESETS['smoke'], base=str(toy_base)))
+    from mobile_r1.data import read_dataset
+    cfg = replace(PRESETS['smoke'], base=str(toy_base), content='procedural')
+    st = run_quickstart(tmp_path / 'run', 'smoke', progress=lambda m: None, cfg=cfg)
     assert 'stage 3' in st['done']
+    for split in ('train', 'held_out', 'unseen_apps'):
+        assert {e.extra['content'] for e in read_dataset(tmp_path / 'run' / 'data' / split)} == {'procedural'}
     tiny = tmp_path / 'run' / 'models' / 'tiny'
     assert json.loads((tiny / 'mobile_r1.json').read_text())['base']['steps_done'] == 3
     assert (tiny / 'tokenizer.json').read_bytes() == (toy_base / 'tokenizer.json').read_bytes()
