@@ -30,6 +30,7 @@ from .data import TINY_MAX_PIXELS, PromptConfig, atomic_dir, atomic_write, read_
 from .metrics import MetricsLog, read_metrics
 from .policy import Policy, TINY_SIZES, tiny_qwen_vl
 from .sim.apps import ADJECTIVES, NOUNS, ZH
+from .sim.content import CONTENTS
 from .sim.tasks import TEMPLATES, in_world, task_list
 from .sim.generate import GenConfig, generate_dataset, sim_corpus
 from .stage1 import Stage1Config, train_stage1
@@ -61,7 +62,7 @@ class PretrainConfig:
 
     def __post_init__(self):
         if self.size not in TINY_SIZES: raise ValueError(f'size must be one of {", ".join(TINY_SIZES)}, got {self.size!r}')
-        if self.content != 'procedural' and self.content != 'fixed': raise ValueError(f"content must be 'fixed' or 'procedural', got {self.content!r}")
+        if self.content not in CONTENTS: raise ValueError(f'content must be one of {CONTENTS}, got {self.content!r}')
         if self.episodes < 1 or self.steps < 1: raise ValueError('episodes and steps must be at least 1')
 
 # %% ../nbs/08a_pretrain.ipynb #ba292e93
