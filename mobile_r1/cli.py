@@ -352,7 +352,7 @@ def _add_pretrain(sub):
     p.add_argument('--size', help='model size, a key of mobile_r1.policy.TINY_SIZES (default: tiny)')
     for name, typ, what in (('max_pixels', int, 'image budget in pixels'), ('episodes', int, 'expert trajectories'),
                             ('steps', int, 'optimiser steps'), ('batch_size', int, 'samples per step'), ('lr', float, 'peak learning rate'),
-                            ('max_minutes', float, 'wall-time budget of the training loop'), ('workers', int, 'processes generating data'),
+                            ('max_minutes', float, 'wall-time budget of the training loop'), ('workers', int, 'processes generating data (on a GPU, also reading screenshots)'),
                             ('eval_episodes', int, 'online episodes per figure on the card'), ('seed', int, 'seed')):
         p.add_argument('--' + name.replace('_', '-'), type=typ, help=what)
     _add_threads(p)

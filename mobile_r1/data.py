@@ -39,7 +39,7 @@ __all__ = ['SYSTEM_PROMPT', 'STEP_KEYS', 'EPISODE_KEYS', 'ACTION_ALIASES', 'BUTT
            'parse_action', 'decode_response', 'record_to_episode', 'iter_episodes', 'read_dataset', 'load_hf_dataset',
            'episode_to_record', 'atomic_write', 'atomic_dir', 'write_dataset', 'data_stats', 'stats_text',
            'PromptConfig', 'model_frame', 'format_history', 'history_text', 'prompt_messages', 'step_messages',
-           'golden_answer', 'step_sample', 'sft_sample']
+           'golden_answer', 'in_frame', 'step_sample', 'sft_sample']
 
 # %% ../nbs/02_data.ipynb #c402ae20
 SYSTEM_PROMPT = '''You are a mobile GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.
@@ -103,10 +103,13 @@ class Episode:
 
     @property
     def frame(self) -> Frame: return Frame(self.image_width, self.image_height)
+    def image_path(self, i: int) -> Path:
+        "Where the screenshot of step `i` lies."
+        p = Path(self.steps[i].image)
+        return p if p.is_absolute() or self.root is None else self.root / p
     def image(self, i: int) -> Image.Image:
         "The screenshot of step `i` as RGB."
-        p = Path(self.steps[i].image)
-        return Image.open(p if p.is_absolute() or self.root is None else self.root / p).convert('RGB')
+        return Image.open(self.image_path(i)).convert('RGB')
 
 # %% ../nbs/02_data.ipynb #18e0022b
 STEP_KEYS = ('image', 'thought', 'subtask', 'action', 'response', 'bbox')
@@ -361,10 +364,15 @@ def golden_answer(ep: Episode, i: int, dst: Frame) -> str:
     s = ep.steps[i]
     return s.answer(action_to_frame(s.action, ep.frame, dst))
 
-def step_sample(ep: Episode, i: int, cfg: PromptConfig = PromptConfig(), image: Image.Image | None = None) -> dict:
-    "Conversational sample of step `i` (Qwen2.5-VL chat format) with its image, golden answer and golden box."
+def in_frame(image: Image.Image, frame) -> Image.Image:
+    "`image` as RGB, resized to the model's `frame` (a Frame or a (width, height) pair)."
+    return image.convert('RGB').resize(tuple(frame), Image.BICUBIC)
+
+def step_sample(ep: Episode, i: int, cfg: PromptConfig = PromptConfig(), image: Image.Image | None = None,
+                lazy: bool = False) -> dict:
+    "Conversational sample of step `i` (Qwen2.5-VL chat format) with its image (`lazy`: its path), golden answer and golden box."
     fr = model_frame(ep.image_width, ep.image_height, cfg.max_pixels, cfg.min_pixels)
-    img = (image or ep.image(i)).convert('RGB').resize(fr.size, Image.BICUBIC)
+    img = str(ep.image_path(i)) if lazy else in_frame(image or ep.image(i), fr.size)
     s = ep.steps[i]
     bbox = None
     if s.bbox is not None:
@@ -374,8 +382,10 @@ def step_sample(ep: Episode, i: int, cfg: PromptConfig = PromptConfig(), image: 
     return {'messages': messages, 'images': [img], 'answer': golden_answer(ep, i, fr), 'frame': fr.size,
             'bbox': bbox, 'instruction': ep.instruction, 'step': i}
 
-def sft_sample(ep: Episode, i: int, cfg: PromptConfig = PromptConfig(), image: Image.Image | None = None) -> dict:
-    "Prompt/completion form for TRL's SFTTrainer (completion-only loss)."
-    s = step_sample(ep, i, cfg, image)
-    return {'prompt': s['messages'], 'completion': [{'role': 'assistant', 'content': [{'type': 'text', 'text': s['answer']}]}],
-            'images': s['images']}
+def sft_sample(ep: Episode, i: int, cfg: PromptConfig = PromptConfig(), image: Image.Image | None = None,
+               lazy: bool = False) -> dict:
+    "Prompt/completion form for TRL's SFTTrainer (completion-only loss); `lazy` gives the screenshot's path and frame, not the image."
+    s = step_sample(ep, i, cfg, image, lazy)
+    out = {'prompt': s['messages'], 'completion': [{'role': 'assistant', 'content': [{'type': 'text', 'text': s['answer']}]}],
+           'images': s['images']}
+    return {**out, 'frame': list(s['frame'])} if lazy else out

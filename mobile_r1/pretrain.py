@@ -21,7 +21,8 @@ start from random weights (`--base scratch`). Below, what one base measured."""
 
 # %% ../nbs/08a_pretrain.ipynb #32bf7f9c
 from __future__ import annotations
-import json, multiprocessing, time, zlib
+import json, multiprocessing, re, time, zlib
+import torch
 import mobile_r1
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
@@ -30,14 +31,17 @@ from .data import TINY_MAX_PIXELS, PromptConfig, atomic_dir, atomic_write, read_
 from .metrics import MetricsLog, read_metrics
 from .policy import Policy, TINY_SIZES, tiny_qwen_vl
 from .sim.apps import ADJECTIVES, NOUNS, ZH
-from .sim.content import CONTENTS
+from .actions import Click
+from .evaluate import answer_steps, golds_of, step_outcomes, wilson_interval
+from .sim.content import CONTENTS, kind_of
 from .sim.tasks import TEMPLATES, in_world, task_list
 from .sim.generate import GenConfig, generate_dataset, sim_corpus
 from .stage1 import Stage1Config, train_stage1
 
 # %% auto #0
-__all__ = ['SHIPPED_BASE', 'BASE_FILES', 'PretrainConfig', 'pretrain_tasks', 'vocab_fingerprint', 'pretrain_data', 'base_corpus',
-           'base_figures', 'build_base', 'model_card', 'check_base']
+__all__ = ['SHIPPED_BASE', 'BASE_FILES', 'PretrainConfig', 'pretrain_tasks', 'vocab_fingerprint', 'data_stamp', 'stamped',
+           'pretrain_data', 'base_corpus', 'base_figures', 'build_base', 'model_card', 'check_base', 'step_kind',
+           'grounding_by_kind']
 
 # %% ../nbs/08a_pretrain.ipynb #a73a379d
 SHIPPED_BASE = Path(mobile_r1.__file__).parent / 'bases' / 'tiny'   # the base that ships with the package
@@ -56,7 +60,7 @@ class PretrainConfig:
     lr: float = 2e-3                           # peak learning rate (cosine, 5% warm-up: stage 1's schedule)
     popup_prob: float = 0.1                    # pop-ups on the phones the trajectories are recorded on
     max_minutes: float | None = None           # wall-time budget of the training loop (None: all `steps`)
-    workers: int = 1                           # processes generating trajectories
+    workers: int = 1                           # processes generating trajectories (and, on a GPU, reading screenshots)
     eval_episodes: int = 64                    # online episodes per figure on the card
     seed: int = 0
 
@@ -81,8 +85,17 @@ def _shard(job) -> str:
     return str(generate_dataset(out, 'train', n=n, seed=seed, world=ids, content=content, overwrite=True,
                                 cfg=GenConfig(popup_prob=popup), progress=False))
 
+def data_stamp(cfg: PretrainConfig) -> dict:
+    "What a base's trajectories depend on: a data folder with the same stamp is reused, not generated again."
+    return {k: getattr(cfg, k) for k in ('episodes', 'exclude', 'content', 'popup_prob', 'workers', 'seed')} | {'vocab': vocab_fingerprint()}
+
+def stamped(folder, stamp: dict) -> bool:
+    "Whether `folder` holds a `stamp.json` equal to `stamp` (JSON round trip: tuples compare as lists)."
+    f = Path(folder) / 'stamp.json'
+    return f.is_file() and json.loads(f.read_text()) == json.loads(json.dumps(stamp))
+
 def pretrain_data(cfg: PretrainConfig, out) -> Path:
-    "Write `cfg.episodes` expert trajectories of `pretrain_tasks` to `out` (shards in parallel, one data.jsonl), atomically."
+    "Write `cfg.episodes` expert trajectories of `pretrain_tasks` to `out` (shards in parallel, one data.jsonl, its stamp), atomically."
     ids = [t.id for t in pretrain_tasks(cfg.exclude, cfg.content)]
     k = max(1, min(cfg.workers, cfg.episodes))
     with atomic_dir(Path(out)) as tmp:
@@ -97,6 +110,7 @@ def pretrain_data(cfg: PretrainConfig, out) -> Path:
                 ep.steps = [replace(s, image=f'shard{i}/{s.image}') for s in ep.steps]
                 eps.append(ep)
         write_dataset(eps, tmp)
+        (tmp / 'stamp.json').write_text(json.dumps(data_stamp(cfg)))
     return Path(out)
 
 # %% ../nbs/08a_pretrain.ipynb #9f214c8b
@@ -121,13 +135,19 @@ def build_base(cfg: PretrainConfig, progress=print) -> Path:
     out = Path(cfg.out_dir); out.mkdir(parents=True, exist_ok=True)
     t0, times = time.time(), {}
     def lap(name): times[name] = round(time.time() - t0 - sum(times.values()), 1); progress(f'[pretrain] {name}: {times[name]:.0f} s')
-    init = tiny_qwen_vl(out / 'init', corpus=base_corpus(), size=cfg.size, vocab_size=2048, seed=cfg.seed, max_pixels=cfg.max_pixels)
+    init, data = out / 'init', out / 'data'             # both are reused when their stamps match (a rerun with other steps)
+    init_stamp = {'size': cfg.size, 'max_pixels': cfg.max_pixels, 'seed': cfg.seed, 'vocab': vocab_fingerprint()}
+    if not stamped(init, init_stamp):
+        tiny_qwen_vl(init, corpus=base_corpus(), size=cfg.size, vocab_size=2048, seed=cfg.seed, max_pixels=cfg.max_pixels)
+        (init / 'stamp.json').write_text(json.dumps(init_stamp))
     lap('tokenizer and model')
-    data = pretrain_data(cfg, out / 'data'); lap('data')
+    if not stamped(data, data_stamp(cfg)): pretrain_data(cfg, data)
+    lap('data')
     metrics = out / 'pretrain.jsonl'
     if metrics.exists(): metrics.unlink()
     s1 = Stage1Config(base=str(init), data=str(data), out_dir=str(out / 'model'), max_steps=cfg.steps, batch_size=cfg.batch_size,
                       lr=cfg.lr, seed=cfg.seed, logging_steps=max(1, min(50, cfg.steps // 20)), max_minutes=cfg.max_minutes,
+                      loader_workers=cfg.workers if torch.cuda.is_available() else 0,
                       prompt=PromptConfig(max_pixels=cfg.max_pixels))
     model = train_stage1(s1, MetricsLog(metrics, stage=0)); lap('training')
     figures = base_figures(model, cfg); lap('figures')
@@ -188,3 +208,23 @@ def check_base(path) -> dict:
         with safe_open(str(p / 'model.safetensors'), 'pt') as fh: fh.keys()
     except Exception as e: raise ValueError(f'{p}/model.safetensors cannot be read ({type(e).__name__}): {fix}') from None
     return card
+
+# %% ../nbs/08a_pretrain.ipynb #187cf86d
+def step_kind(step) -> str:
+    "What a golden step asks: 'title' (tap a drawn title: reading), 'fixed' (tap a control in its place), else the action's type."
+    m = re.fullmatch(r'Tap "(.*)"\.', step.action_text or '')
+    if isinstance(step.action, Click) and m: return 'title' if kind_of(m.group(1)) else 'fixed'
+    return type(step.action).__name__.lower()
+
+def grounding_by_kind(policy, episodes, batch_size: int = 32) -> dict:
+    "Greedy step accuracy (golden history) per `step_kind`: n, % correct with its 95% interval, and % of answers naming the target."
+    steps = [(e, i) for e in episodes for i in range(len(e.steps))]
+    size = policy.processor.image_processor.size                  # the image budget the base was trained at
+    prompt = PromptConfig(max_pixels=size.longest_edge, min_pixels=size.shortest_edge)
+    preds, texts = answer_steps(policy, steps, prompt, batch_size=batch_size, desc='grounding')
+    out = {}
+    for (e, i), g, p, t in zip(steps, golds_of(episodes), preds, texts):
+        o = out.setdefault(step_kind(e.steps[i]), {'n': 0, 'wins': 0, 'named': 0})
+        o['n'] += 1; o['wins'] += step_outcomes(g, p)['correct']; o['named'] += e.steps[i].action_text in t
+    return {k: {'n': o['n'], 'correct': round(100 * o['wins'] / o['n'], 1), 'ci': wilson_interval(o['wins'], o['n']),
+                'names': round(100 * o['named'] / o['n'], 1)} for k, o in sorted(out.items())}

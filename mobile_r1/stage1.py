@@ -21,7 +21,8 @@ from datasets import Dataset
 from collections import Counter
 from trl import SFTConfig, SFTTrainer
 from transformers import TrainerCallback
-from .data import PromptConfig, read_dataset, sft_sample
+from PIL import Image
+from .data import PromptConfig, in_frame, read_dataset, sft_sample
 from .metrics import MetricsCallback, MetricsLog, quiet
 from .policy import Policy, PolicyConfig, load_policy, save_policy
 from .actions import parse_response
@@ -30,7 +31,7 @@ from .threads import use_threads
 from .precision import check_precision
 
 # %% auto #0
-__all__ = ['Stage1Config', 'sft_dataset', 'sft_args', 'TimeLimit', 'train_stage1', 'format_compliance']
+__all__ = ['Stage1Config', 'read_screens', 'sft_dataset', 'sft_args', 'TimeLimit', 'train_stage1', 'format_compliance']
 
 # %% ../nbs/08_stage1_sft.ipynb #df28fdc9
 @dataclass
@@ -53,6 +54,7 @@ class Stage1Config:
     seed: int = 0
     logging_steps: int = 10
     max_minutes: float | None = None       # stop after this much wall time, schedule unfinished (the steps done are saved and recorded)
+    loader_workers: int = 0                # processes reading screenshots beside the trainer (0: on CPU the cores train)
     prompt: PromptConfig = field(default_factory=PromptConfig)   # image budget and history layout
 
     @classmethod
@@ -63,11 +65,15 @@ class Stage1Config:
                              prompt=PromptConfig.paper()), **kw})
 
 # %% ../nbs/08_stage1_sft.ipynb #5cd94bf9
+def read_screens(batch: dict) -> dict:
+    "Dataset transform: each row's screenshot paths become RGB images in its model frame, read when a batch is drawn."
+    return {**batch, 'images': [[in_frame(Image.open(p), f) for p in ps] for ps, f in zip(batch['images'], batch['frame'])]}
+
 def sft_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
-    "A prompt-completion `Dataset` with one row per golden step of `episodes`."
+    "A prompt-completion `Dataset` with one row per golden step of `episodes`; screenshots are read batch by batch (`read_screens`)."
     if not episodes: raise ValueError('no trajectories to train on: check the data folder')
-    rows = [sft_sample(ep, i, prompt) for ep in episodes for i in range(len(ep.steps))]
-    return Dataset.from_list(rows)
+    rows = [sft_sample(ep, i, prompt, lazy=True) for ep in episodes for i in range(len(ep.steps))]
+    return Dataset.from_list(rows).with_transform(read_screens)
 
 # %% ../nbs/08_stage1_sft.ipynb #4ec2a665
 def sft_args(cfg: Stage1Config, out: Path) -> SFTConfig:
@@ -78,7 +84,8 @@ def sft_args(cfg: Stage1Config, out: Path) -> SFTConfig:
                      learning_rate=cfg.lr, warmup_steps=cfg.warmup_ratio, lr_scheduler_type='cosine',
                      logging_steps=cfg.logging_steps, save_strategy='no', report_to=[], seed=cfg.seed,
                      use_cpu=cpu, bf16=(cfg.mixed_precision == 'bf16' and not cpu), fp16=(cfg.mixed_precision == 'fp16' and not cpu), gradient_checkpointing=not cpu,
-                     completion_only_loss=True, max_length=None, dataloader_num_workers=0,
+                     completion_only_loss=True, max_length=None, dataloader_num_workers=cfg.loader_workers,
+                     remove_unused_columns=False,  # read_screens needs each row's frame; the collator reads prompt, completion, images
                      disable_tqdm=bool(os.environ.get('IN_TEST')))
 
 class TimeLimit(TrainerCallback):
