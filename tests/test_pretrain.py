@@ -67,3 +67,20 @@ def test_bench_reading_smoke(toy_base, tmp_path):
     assert {'train, before stage 1', 'held_out, after stage 1'} <= set(res['runs']['base'])
     assert 'train, before stage 1' not in res['runs']['scratch']
     assert sum('/like_video/' in k for k in res['runs']['scratch']) == 4
+
+
+def test_bench_grounding_and_title_probe_smoke(toy_base, tmp_path):
+    "The step-kind split of a base's answers, and the probe that continues a base on title taps only."
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_grounding.py'), str(toy_base), '--episodes', '3', '--out', str(tmp_path / 'g.json')]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    g = json.loads((tmp_path / 'g.json').read_text())
+    kinds = g['bases'][str(toy_base)]['kinds']
+    assert sum(k['n'] for k in kinds.values()) == g['steps'] and {'fixed', 'terminate'} <= set(kinds)
+    assert g['bases'][str(toy_base)]['card']['steps_done'] == 3
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_title_probe.py'), str(toy_base), '--name', 't', '--minutes', '0.02',
+           '--data', str(toy_base.parent / 'data'), '--test-episodes', '3', '--out', str(tmp_path / 'p')]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    p = json.loads((tmp_path / 'p' / 'probe_t.json').read_text())
+    assert p['steps'] == 2 and p['only'] == 'title' and 0 < p['rows'] < g['steps'] * 10
