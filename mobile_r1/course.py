@@ -36,6 +36,11 @@ class NotYet(AssertionError):
 
 def _text(x) -> str: return x() if callable(x) else x
 
+def _hint(x) -> str:
+    "A hint's text; a hint that quotes the answer may not format an odd one (a number where text was due), so say so."
+    try: return _text(x)
+    except Exception as e: return f'(the hint cannot be shown for this answer: {type(e).__name__})'
+
 def check(praise: str | Callable[[], str], *tests: tuple[Callable[[], bool], str | Callable[[], str]], **answers) -> None:
     """Pass when no answer is still the blank `...` and every `(test, hint)` holds; else raise `NotYet` with the first hint. A pass prints the praise.
     Tests are callables, and so may be the praise and the hints (texts that quote the answer), so nothing reads a blank."""
@@ -43,9 +48,9 @@ def check(praise: str | Callable[[], str], *tests: tuple[Callable[[], bool], str
     if blanks: raise NotYet(f"not yet: fill in {', '.join(f'`{b}`' for b in blanks)} (it is still `...`)")
     for test, hint in tests:
         try: ok = test()
-        except NotImplementedError: raise NotYet(f'not yet: {_text(hint)} (your function still raises NotImplementedError)') from None
-        except Exception as e: raise NotYet(f'not quite: {_text(hint)} (checking it raised {type(e).__name__}: {e})') from None
-        if not ok: raise NotYet(f'not quite: {_text(hint)}')
+        except NotImplementedError: raise NotYet(f'not yet: {_hint(hint)} (your function still raises NotImplementedError)') from None
+        except Exception as e: raise NotYet(f'not quite: {_hint(hint)} (checking it raised {type(e).__name__}: {e})') from None
+        if not ok: raise NotYet(f'not quite: {_hint(hint)}')
     print(f'✓ {_text(praise)}')
 
 # %% ../nbs/14_course.ipynb #4ffd4bd3
