@@ -3,7 +3,8 @@
 Modules:
 
 - `mobile_r1.actions`: The `mobile_use` action language: validated action dataclasses, a lenient parser for the model's answer, the canonical writer, and the coordinate frames a point travels through.
-- `mobile_r1.cli`: One entry point for the main job and the tools: `quickstart`, `train`, `eval`, `view`, `data`, `fake-adb`, `serve-env` and `course`.
+- `mobile_r1.answer_key`: The references the tutorials' checks compare with, computed inside the library and dropped, so that no check cell computes an answer in plain sight and no answer is left in a student's kernel.
+- `mobile_r1.cli`: One entry point for the main job and the tools: `quickstart`, `pretrain`, `train`, `headroom`, `eval`, `view`, `data`, `fake-adb`, `serve-env` and `course`.
 - `mobile_r1.course`: How the tutorials are built: exercises with a blank and a check that talks, solutions in one place, and one command that writes the student and the teacher version.
 - `mobile_r1.data`: Read and write trajectories laid out like the Hugging Face `PG23/Mobile-R1` release (`data.jsonl` + `images/`), tolerate its quirks, and build the chat samples each training stage needs (system prompt, text history, resized screenshot, golden answer in the model's frame).
 - `mobile_r1.decode`: Batched sampling written out: identical screenshots encoded once, one prefill, a KV cache, per-row positions, and finished rows leaving the batch.
@@ -14,6 +15,7 @@ Modules:
 - `mobile_r1.generation`: Where a rollout's answers come from: the project's decode loop (the default), or vLLM, as a server (TRL's client for `vllm serve`) or in-process, with the trained weights pushed to it after every optimiser step.
 - `mobile_r1.grpo`: One clipped, KL-regularised loss for both RL stages, the three ways stage 3 hands a trajectory's advantage to its turns (trajectory-level credit, the step-aware departure, GiGPO's step groups), and the steps that keep only groups with signal (dynamic sampling, replay).
 - `mobile_r1.gym_env`: SimPhone (or phones over adb) as a Gymnasium environment, `mobile_r1/SimPhone-v0`: the screenshot as an RGB array, the instruction and the action history as text; the model's answer text as the action; the task checker's success as the reward.
+- `mobile_r1.headroom`: Greedy success against pass@k at the rollout temperature, per task and per kind of screen, and the share of GRPO groups that would carry a signal: measured before an RL stage, so its curves have a ceiling to climb toward.
 - `mobile_r1.judge`: Stage 3's task-level reward: a judge reads a whole trajectory and returns a score in [0, 1] with a reason: the simulator's checker (`RuleJudge`) or a GPT-4o-style model reading a prompt we build and answering `Reason:` / `Score:`; and how far two judges agree. The HTTP client (`OpenAIJudge`: endpoint, retries, cache, a replayed server) is `07b_judge_client`.
 - `mobile_r1.judge_client`: `OpenAIJudge`: the judge of `07_judge` behind any OpenAI-compatible endpoint, with retries, a verdict cache, and a replayed endpoint for offline use.
 - `mobile_r1.metrics`: One JSONL row per logging step, with the same names in every stage, and the TRL callback that writes them.

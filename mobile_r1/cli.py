@@ -1,4 +1,4 @@
-r"""One entry point for the main job and the tools: `quickstart`, `train`, `eval`, `view`, `data`, `fake-adb`, `serve-env` and `course`.
+r"""One entry point for the main job and the tools: `quickstart`, `pretrain`, `train`, `headroom`, `eval`, `view`, `data`, `fake-adb`, `serve-env` and `course`.
 
 `mobile-r1 <command> --help` explains each command:
 
@@ -28,7 +28,8 @@ from fastcore.imports import in_ipython
 
 # %% auto #0
 __all__ = ['PRETRAIN_ARGS', 'cmd_quickstart', 'config_overrides', 'cmd_train', 'cmd_eval', 'serve_folder', 'cmd_view',
-           'cmd_data_stats', 'cmd_fake_adb', 'cmd_serve_env', 'cmd_course', 'cmd_pretrain', 'build_parser', 'main']
+           'cmd_data_stats', 'cmd_fake_adb', 'cmd_serve_env', 'cmd_course', 'cmd_pretrain', 'cmd_headroom',
+           'build_parser', 'main']
 
 # %% ../nbs/13_cli.ipynb #2cf32ff4
 def cmd_quickstart(args) -> int:
@@ -358,13 +359,44 @@ def _add_pretrain(sub):
     _add_threads(p)
     p.set_defaults(func=cmd_pretrain)
 
+# %% ../nbs/13_cli.ipynb #e43805d8
+def cmd_headroom(args) -> int:
+    "What RL can teach a model before it starts: greedy, pass@k at T and the groups with a signal, per task and kind of screen."
+    from mobile_r1.data import atomic_write
+    from mobile_r1.headroom import HeadroomConfig, headroom, headroom_table
+    from mobile_r1.policy import Policy
+    from mobile_r1.threads import use_threads
+    use_threads()
+    given = dict(world=tuple(args.world) if args.world else None, content=args.content, popup_prob=args.popup_prob,
+                 seeds_per_task=args.seeds, k=args.k, temperature=args.temperature, max_turns=args.max_turns)
+    h = headroom(Policy.load(args.model), HeadroomConfig(**{k: v for k, v in given.items() if v is not None}))
+    if args.out: atomic_write(args.out, json.dumps(h, indent=1))
+    print(headroom_table(h))
+    return 0
+
+def _add_headroom(sub):
+    "The `headroom` command."
+    h = sub.add_parser('headroom', help='before RL: greedy success, pass@k and the groups with a signal, per task and kind of screen',
+                       description='Measure a model on SimPhone training tasks (09c_headroom): greedy success, pass@k at the '
+                                   'rollout temperature, and the share of groups of k that would carry a GRPO signal.')
+    h.add_argument('model', help='model folder')
+    h.add_argument('--world', nargs='*', help="training tasks: apps, app/templates or task ids (default: Video/like_video)")
+    h.add_argument('--content', choices=['fixed', 'procedural'], help="SimPhone's titles (default: fixed)")
+    for name, typ, what in (('popup_prob', float, 'pop-up probability (default 0.1)'), ('seeds', int, 'greedy episodes per task (default 4)'),
+                            ('k', int, 'samples per seed and per state: the group size (default 8)'),
+                            ('temperature', float, 'rollout temperature (default 1.0)'), ('max_turns', int, 'step limit (default 10)')):
+        h.add_argument('--' + name.replace('_', '-'), type=typ, help=what)
+    h.add_argument('--out', help='also write the measurement as JSON here')
+    _add_threads(h)
+    h.set_defaults(func=cmd_headroom)
+
 # %% ../nbs/13_cli.ipynb #e3c5db32
 def build_parser() -> argparse.ArgumentParser:
     "The `mobile-r1` command line: one sub-command per task."
     p = argparse.ArgumentParser(prog='mobile-r1', description='Mobile-R1 in notebooks: train and evaluate phone agents.')
     p.add_argument('--version', action='version', version=f'mobile_r1 {__version__}')
     sub = p.add_subparsers(dest='command', required=True)
-    for add in (_add_quickstart, _add_pretrain, _add_train, _add_eval, _add_view, _add_data, _add_fake_adb, _add_serve_env, _add_course): add(sub)
+    for add in (_add_quickstart, _add_pretrain, _add_train, _add_headroom, _add_eval, _add_view, _add_data, _add_fake_adb, _add_serve_env, _add_course): add(sub)
     return p
 
 # %% ../nbs/13_cli.ipynb #9722dd7e

@@ -159,7 +159,7 @@ def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_ta
 # %% ../nbs/11_evaluate.ipynb #7ae63b2c
 TABLE_COLUMNS = ['model', 'split', 'accuracy', 'task_success', 'tail_success', 'format_errors', 'args_errors',
                  'type_acc', 'grounding_acc', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors',
-                 'prompt_style']
+                 'prompt_style', 'static_steps']
 SHOWN_COLUMNS = TABLE_COLUMNS[:10] + ['online_format_errors']    # shown in table.md and the report: interval and count print inside the success cell
 _HEADERS = {'model': 'Model', 'split': 'Split', 'accuracy': 'Accuracy', 'task_success': 'Task Success',
             'tail_success': 'Tail Success', 'format_errors': 'Format Errors', 'args_errors': 'Args Errors',
@@ -171,6 +171,7 @@ def table_row(model: str, split: str, static: dict | None = None, online: dict |
     "A table row: the static scores (or nulls) plus the online summary of `online_eval` (or a bare success rate, or null)."
     row = {c: None for c in TABLE_COLUMNS}
     row.update({k: v for k, v in (static or {}).items() if k in row}, model=model, split=split, prompt_style=prompt_style)
+    if static and 'n_steps' in static: row['static_steps'] = static['n_steps']     # the n of every static rate
     if isinstance(online, dict):
         ci = online.get('online_ci')
         row.update(online_success=online.get('online_success'), online_ci=list(ci) if ci else None,
@@ -180,16 +181,17 @@ def table_row(model: str, split: str, static: dict | None = None, online: dict |
     return row
 
 def cell_text(r: dict, c: str) -> str:
-    "The text of column `c` of row `r`: '-' for null, two decimals, online success with its interval and count."
+    "The text of column `c` of row `r`: '-' for null, two decimals, accuracy with its step count, online success with its interval and count."
     v = r.get(c)
     if v is None: return '-'
     if c == 'online_success' and r.get('online_episodes'):
         ci = r.get('online_ci')
         return f'{v:.2f}' + (f' [{ci[0]:.1f}, {ci[1]:.1f}]' if ci else '') + f' (n={r["online_episodes"]})'
+    if c == 'accuracy' and r.get('static_steps'): return f'{v:.2f} (n={r["static_steps"]})'
     return f'{v:.2f}' if isinstance(v, float) else str(v)
 
 def table_markdown(rows: Sequence[dict]) -> str:
-    "The rows as a Markdown table in the paper's column order; online success shows its 95% interval and episode count."
+    "The rows as a Markdown table in the paper's column order; accuracy shows its step count, online success its 95% interval and episode count."
     lines = ['| ' + ' | '.join(_HEADERS[c] for c in SHOWN_COLUMNS) + ' |', '|' + '---|' * len(SHOWN_COLUMNS)]
     lines += ['| ' + ' | '.join(cell_text(r, c) for c in SHOWN_COLUMNS) + ' |' for r in rows]
     return '\n'.join(lines) + '\n'
