@@ -74,6 +74,42 @@ def _imp(mod: str, name: str):
     from importlib import import_module
     return getattr(import_module(f'mobile_r1.{mod}'), name)
 
+def _corner_taps(episodes, box: bool) -> float:
+    "The share of taps 1 pixel inside the four corners of every golden click's box that the reward accepts, with the box or by distance."
+    Click, reward = _imp('actions', 'Click'), _imp('rewards', 'action_reward')
+    got = [reward(Click(p), s.action, s.bbox if box else None, screen=(e.image_width, e.image_height))
+           for e in episodes for s in e.steps if isinstance(s.action, Click) and s.bbox
+           for p in _corners(s.bbox)]
+    return _mean(got)
+
+def _corners(b) -> list:
+    x1, y1, x2, y2 = b
+    return [(x1 + 1, y1 + 1), (x2 - 1, y1 + 1), (x1 + 1, y2 - 1), (x2 - 1, y2 - 1)]
+
+def _quarters(run) -> tuple[float, float]:
+    "The mean stage-1 loss over the quarter of the logged rows before the last, and over the last quarter."
+    loss = _curve(run, 1, 'loss')
+    q = len(loss) // 4
+    return _mean(loss[-2 * q:-q]), _mean(loss[-q:])
+
+def _right(preds, steps) -> int:
+    "How many parsed answers (actions in device pixels) the action reward accepts at their steps."
+    reward = _imp('rewards', 'action_reward')
+    return int(sum(reward(p.action, ep.steps[k].action, ep.steps[k].bbox, screen=(ep.image_width, ep.image_height))
+                   for p, (ep, k) in zip(preds, steps)))
+
+def _format_share(texts, preds, steps) -> float:
+    n_ok = sum(_imp('actions', 'parse_response')(t).format_ok for t in texts)
+    return n_ok / (n_ok + _right(preds, steps))
+
+def _crossed(A, correct, sign: int, right: int) -> int:
+    "Turns whose correctness is `right` in episodes whose advantage has sign `sign`: what trajectory-level credit pushes that way."
+    return sum(1 for a, row in zip(A, correct) if float(a) * sign > 0 for c in row if c == right)
+
+def _claims(trajs) -> list:
+    Terminate = _imp('actions', 'Terminate')
+    return [t for t in trajs if t.turns and isinstance(t.turns[-1].action, Terminate) and t.turns[-1].action.status == 'success']
+
 KEY: dict[str, Callable] = {
     # 01 the quickstart: its metrics log
     'stage2_idle': lambda run: _mean(_curve(run, 2, 'frac_reward_zero_std')),
@@ -81,6 +117,8 @@ KEY: dict[str, Callable] = {
     # 03 rewards and advantages
     'task_reward': lambda success, flags: _imp('rewards', 'task_reward')(success, flags),
     'advantages': lambda rewards: _imp('rewards', 'group_advantages')(rewards, len(rewards)).tolist(),
+    # 04 SimPhone and the data
+    'corner_taps': _corner_taps,
     # 05 stage 1
     'model_point': lambda ep, i, size: _imp('actions', 'action_to_frame')(ep.steps[i].action, ep.frame, _imp('actions', 'Frame')(*size)).coordinate,
     'written_point': lambda ep, i: _imp('actions', 'parse_response')(_imp('data', 'step_sample')(ep, i)['answer']).action.coordinate,
@@ -89,6 +127,11 @@ KEY: dict[str, Callable] = {
     'last_acc': lambda run: _curve(run, 1, 'mean_token_accuracy')[-1],
     'well_formed': lambda texts: sum(_imp('actions', 'parse_response')(t).format_ok for t in texts),
     'well_formed_pct': lambda texts: 100 * _mean([_imp('actions', 'parse_response')(t).format_ok for t in texts]),
+    'loss_before': lambda run: _quarters(run)[0],
+    'loss_late': lambda run: _quarters(run)[1],
+    'plateau': lambda run: _quarters(run)[1] > 0.9 * _quarters(run)[0],
+    'right_answers': _right,
+    'format_share': _format_share,
     # 06 stage 2
     'pushed_up': lambda R: {k for k, r in enumerate(R) if r > _mean(R)},
     'pushed_down': lambda R: {k for k, r in enumerate(R) if r < _mean(R)},
@@ -97,6 +140,8 @@ KEY: dict[str, Callable] = {
     'first_max': _first_max,
     'entry': lambda xs, k: float(xs[k]),
     'agree': _agree,
+    'own_advantages': lambda R: _imp('rewards', 'group_advantages')(list(R[:-1]), len(R) - 1).tolist(),
+    'teaches': lambda R: len(set(R[:-1])) > 1,
     # 07 stage 3
     'per_turn': lambda A, trajs: _imp('grpo', 'trajectory_turn_advantages')(A, [len(t.turns) for t in trajs]),
     'turn_loss': _turn_loss,
@@ -105,9 +150,15 @@ KEY: dict[str, Callable] = {
     'judge_score': lambda task, traj: _judge(task, traj).score,
     'judge_reason': lambda task, traj: _judge(task, traj).reason,
     'turns_off_path': lambda traj: len(traj.turns) - sum(_imp('stage3', 'turn_correctness')([traj])[0]),
+    'wrong_up': lambda A, correct: _crossed(A, correct, +1, 0),
+    'right_down': lambda A, correct: _crossed(A, correct, -1, 1),
     # 08 judges
     'p_o': lambda a, b: _agreement(a, b)['accuracy'],
     'kappa': lambda a, b: _agreement(a, b)['kappa'],
+    # 09 a phone over adb
+    'claimed': lambda trajs: len(_claims(trajs)),
+    'confirmed': lambda trajs: sum(bool(t.success) for t in _claims(trajs)),
+    'overstated': lambda trajs: 100 * (len(_claims(trajs)) - sum(bool(t.success) for t in _claims(trajs))) / len(trajs),
 }
 
 # %% ../nbs/14a_answer_key.ipynb #72e10811
