@@ -1,7 +1,7 @@
 """What makes GRPO work here: from the same stage-1 model per seed, the paper's stage 2 (recorded steps) and stage 3
 (trajectory-level credit), each fix from the field alone, a combination, the preset's own stage 2, and the
-equal-time "more stage 1" control. Every figure is train-task online success, greedy, on the evaluation's own seeds
-(never a training seed), with its episode count and 95% Wilson interval; then mean ± sd over seeds and the rise over
+equal-time "more stage 1" control (stage 1 planned for its steps plus the RL stages' wall time, one schedule). Every
+figure is train-task online success, greedy, on the evaluation's own seeds (never a training seed), with its episode count and 95% Wilson interval; then mean ± sd over seeds and the rise over
 stage 1. Every seed run counts: nothing is picked after the fact.
 
     python benchmarks/bench_variants.py --seeds 3 [--preset tiny] [--out runs/bench_variants]
@@ -85,7 +85,7 @@ def main():
         for name, (s2, s3) in table.items():
             print(f'  seed {seed} variant {name} ...', flush=True)
             rows += variant(run, cfg, name, s2, s3)
-        rows.append({**control(run, cfg, st), 'variant': 'stage 1 continued', 'stages': '1'})
+        rows.append({**control(run, cfg, st), 'variant': 'stage 1, longer', 'stages': '1'})
         per_seed[seed] = rows
         (run / 'variant_rows.json').write_text(json.dumps({'rows': rows}, indent=1))
         print(f'\nseed {seed} ({time.time() - t0:.0f} s): train-task online success, {rows[0]["online_episodes"]} episodes per figure')

@@ -85,7 +85,7 @@ def test_bench_learning_step_aware_and_its_assets(tmp_path):
     run = tmp_path / 'smoke-seed0'
     rows = json.loads((run / 'bench_rows.json').read_text())['rows']
     assert [x['model'] for x in rows][:4] == ['Stage 1', 'Stage 1+2', 'Stage 1+2+3', 'Stage 1+2+3, step-aware λ = 1']
-    assert rows[-1]['model'].startswith('Stage 1 continued') and all(x['online_episodes'] == 4 for x in rows)
+    assert rows[-1]['model'].startswith('Stage 1, longer') and all(x['online_episodes'] == 4 for x in rows)
     assert (run / 'metrics_step_aware1.jsonl').exists() and 'step-aware λ = 1 minus Stage 1+2' in r.stdout
     out = tmp_path / 'assets'
     cmd = [sys.executable, str(ROOT / 'tools' / 'real_run_assets.py'), str(run), '--out', str(out),
@@ -144,7 +144,7 @@ def test_bench_variants_smoke(tmp_path):
     rows = json.loads((run / 'variant_rows.json').read_text())['rows']
     assert [(x['variant'], x['stages']) for x in rows] == [
         ('stage 1', '1'), ('preset (smoke)', '2'), ('preset (smoke)', '2+3'), ('paper', '2'), ('paper', '2+3'), ('gigpo', '2'),
-        ('gigpo', '2+3'), ('dynamic+clip_higher', '2'), ('dynamic+clip_higher', '2+3'), ('stage 1 continued', '1')]
+        ('gigpo', '2+3'), ('dynamic+clip_higher', '2'), ('dynamic+clip_higher', '2+3'), ('stage 1, longer', '1')]
     assert all(x['online_episodes'] == 4 for x in rows)
     assert not (run / 'variants' / 'gigpo' / 'stage2').exists()                 # a stage-3-only fix starts from the paper's stage 2
     assert rows[5]['online_success'] == rows[3]['online_success']
@@ -215,3 +215,17 @@ def test_bench_env_smoke():
                 'OpenEnv client over loopback'):
         assert row in r.stdout, r.stdout
     assert 'targets: Gymnasium single >= 0.90x direct' in r.stdout and 'OpenEnv >= 500 steps/s' in r.stdout, r.stdout
+
+def test_bench_plateau_smoke(tmp_path):
+    "Stage 1 at two step budgets, each its own run and schedule, each measured online on quiet and on the preset's phones; a rerun keeps both."
+    env = {**os.environ, 'IN_TEST': '1'}
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_plateau.py'), '--preset', 'smoke', '--steps', '2', '3', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / 'smoke-seed0' / 'plateau.json').read_text())
+    assert [x['steps'] for x in res['rows']] == [2, 3] and res['popup_prob'] == 0.1
+    for x in res['rows']:
+        assert x['quiet']['online_episodes'] == 4 and x['preset_phones']['online_episodes'] == 4 and x['wall_s'] > 0
+    assert (tmp_path / 'smoke-seed0' / 'models' / 'stage1_3' / 'mobile_r1.json').exists()
+    r2 = subprocess.run(cmd[:-4] + ['2', '--out', str(tmp_path)], capture_output=True, text=True, env=env, timeout=600)
+    assert r2.returncode == 0 and 'steps' not in r2.stdout.split('by step budget')[0], r2.stdout[-2000:]   # nothing trained again
