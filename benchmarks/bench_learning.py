@@ -11,11 +11,15 @@ With `--step-aware λ`, stage 3 runs a second time from the same stage 1+2 model
 
     python benchmarks/bench_learning.py --seeds 3 [--preset tiny] [--out runs/bench_learning]
     python benchmarks/bench_learning.py --preset busy --seeds 2 --step-aware 1     # where stage 3 matters
+    python benchmarks/bench_learning.py --seeds 1 --set stage1_steps=1200 popup_prob=0.5 stage2_popup_prob=0.5   # a sweep point
+
+`--set` changes fields of the preset's `QuickstartConfig` (values read as Python literals); the run folder's name
+carries them, so each sweep point has its own.
 
 Targets: the stage 1 → 1+2 rise is at least 10 points on every seed; stage 3 is reported as measured.
 Takes about one quickstart per seed plus the control (about 16 minutes a seed for `tiny` on 2 CPU cores, about 27
 for `busy` with `--step-aware`)."""
-import argparse, json, statistics, time
+import argparse, ast, dataclasses, json, statistics, sys, time
 from dataclasses import replace
 from pathlib import Path
 from mobile_r1.evaluate import cell_text
@@ -23,6 +27,17 @@ from mobile_r1.policy import Policy
 from mobile_r1.quickstart import PRESETS, _train, run_quickstart, stage_configs, train_tasks_row   # _train: rows of a killed attempt dropped
 
 NAMES = {'1': 'Stage 1', '2': 'Stage 1+2', '3': 'Stage 1+2+3'}
+
+
+def overrides(pairs, base) -> dict:
+    "The `--set KEY=VALUE` pairs as QuickstartConfig fields, each value a Python literal (a bare word stays a string)."
+    fields, out = {f.name for f in dataclasses.fields(base)}, {}
+    for p in pairs:
+        key, eq, raw = p.partition('=')
+        if not eq or key not in fields: sys.exit(f'--set takes KEY=VALUE with KEY a QuickstartConfig field ({", ".join(sorted(fields))}); got {p!r}')
+        try: out[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError): out[key] = raw
+    return out
 
 
 def trained(model: Path) -> bool:
@@ -58,10 +73,13 @@ def main():
     ap.add_argument('--out', default='runs/bench_learning')
     ap.add_argument('--step-aware', type=float, default=None, metavar='λ',
                     help="also run stage 3 with the step-aware departure at this λ, from the same stage 1+2 model")
+    ap.add_argument('--set', nargs='+', default=[], metavar='KEY=VALUE', help="change the preset's QuickstartConfig fields")
     a = ap.parse_args()
+    changes = overrides(a.set, PRESETS[a.preset])
+    tag = ''.join(f'-{k}={v}' for k, v in changes.items())
     per_seed = {}
     for seed in range(a.seeds):
-        cfg, run = replace(PRESETS[a.preset], seed=seed), Path(a.out) / f'{a.preset}-seed{seed}'
+        cfg, run = replace(PRESETS[a.preset], seed=seed, **changes), Path(a.out) / f'{a.preset}{tag}-seed{seed}'
         t0 = time.time()
         st = run_quickstart(run, a.preset, progress=lambda m: print(f'  seed {seed} {m}', flush=True), cfg=cfg)
         rows = [r for k in sorted(st['rows']) for r in st['rows'][k] if r['split'] == 'train_tasks']
@@ -82,7 +100,7 @@ def main():
     for i in range(2, len(per_seed[0]) - 1):                     # the stage-3 rows (the control is last)
         gains = [round(per_seed[s][i]['online_success'] - per_seed[s][1]['online_success'], 2) for s in per_seed]
         print(f'{per_seed[0][i]["model"]} minus Stage 1+2, per seed: {gains}')
-    (Path(a.out) / f'{a.preset}-summary.json').write_text(json.dumps({str(s): r for s, r in per_seed.items()}, indent=1))
+    (Path(a.out) / f'{a.preset}{tag}-summary.json').write_text(json.dumps({str(s): r for s, r in per_seed.items()}, indent=1))
 
 
 if __name__ == '__main__':

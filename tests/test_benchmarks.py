@@ -229,3 +229,12 @@ def test_bench_plateau_smoke(tmp_path):
     assert (tmp_path / 'smoke-seed0' / 'models' / 'stage1_3' / 'mobile_r1.json').exists()
     r2 = subprocess.run(cmd[:-4] + ['2', '--out', str(tmp_path)], capture_output=True, text=True, env=env, timeout=600)
     assert r2.returncode == 0 and 'steps' not in r2.stdout.split('by step budget')[0], r2.stdout[-2000:]   # nothing trained again
+
+def test_bench_learning_overrides():
+    "`--set KEY=VALUE` reads literals into QuickstartConfig fields and refuses a field that does not exist, naming the fields."
+    from mobile_r1.quickstart import PRESETS
+    ov = load('bench_learning').overrides
+    assert ov(['stage1_steps=1200', 'popup_prob=0.5', 'content=procedural', "world=('Video',)"], PRESETS['tiny']) == \
+        {'stage1_steps': 1200, 'popup_prob': 0.5, 'content': 'procedural', 'world': ('Video',)}
+    with pytest.raises(SystemExit, match='stage1_steps'): ov(['stage_one=3'], PRESETS['tiny'])
+    with pytest.raises(SystemExit, match='KEY=VALUE'): ov(['stage1_steps'], PRESETS['tiny'])
