@@ -54,6 +54,7 @@ class QuickstartConfig:
     stage3_tasks: int = 2
     stage3_G: int = 8
     stage3_step_aware: float = 0.0   # λ of stage 3's step-aware departure (0: trajectory-level credit; see 10_stage3_grpo)
+    stage3_eval_every: int = 0       # stage 3 logs greedy train-task success every this many iterations (0: never; 10_stage3_grpo)
     max_turns: int = 10              # step limit of online episodes (stage 3 and online evaluation)
     online_tasks: int | None = None  # tasks per split in online evaluation (None: all)
     popup_prob: float = 0.1
@@ -157,7 +158,8 @@ def stage_configs(cfg: QuickstartConfig, out: Path) -> dict:
             3: Stage3Config(base=str(models[2]), out_dir=str(models[3]), iterations=cfg.stage3_iterations,
                             tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, step_aware=cfg.stage3_step_aware,
                             max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
-                            checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world, content=cfg.content, seed=cfg.seed)}
+                            checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world, content=cfg.content, seed=cfg.seed,
+                            eval_every=cfg.stage3_eval_every, eval_episodes=cfg.train_online_episodes)}
 
 def make_split(cfg: QuickstartConfig, split: str, out: Path) -> Path:
     "Write the expert trajectories of `split` that a quickstart of `cfg` uses (train: recorded at `data_popup_prob`)."

@@ -52,7 +52,7 @@ from .precision import check_precision
 
 # %% auto #0
 __all__ = ['turn_batch', 'image_features', 'token_logps', 'Stage3Config', 'turn_correctness', 'episode_records', 'rollout_stats',
-           'stage3_env', 'ref_logps', 'split_groups', 'phones_for_rank', 'train_stage3']
+           'stage3_env', 'greedy_success', 'ref_logps', 'split_groups', 'phones_for_rank', 'train_stage3']
 
 # %% ../nbs/10_stage3_grpo.ipynb #664cf89f
 def turn_batch(policy: Policy, turns: Sequence, instructions: Sequence[str], prompt: PromptConfig | None = None) -> dict:
@@ -145,6 +145,8 @@ class Stage3Config:
     gradient_checkpointing: bool = False   # recompute each layer's activations in the backward pass: memory for time
     share_prompts: bool = True             # turns with the same prompt run it once in the update (09b_shared_prompt; not with gradient checkpointing)
     checkpoint_every: int = 5              # iterations between checkpoints (resumable)
+    eval_every: int = 0                    # iterations between greedy evaluations logged as `greedy_success` (0: none; SimPhone only)
+    eval_episodes: int = 32                # greedy episodes per evaluation, on the evaluation's own seeds (tasks cycled)
     lora: bool = False
     seed: int = 0
     prompt: PromptConfig = field(default_factory=PromptConfig)
@@ -192,6 +194,9 @@ def stage3_env(cfg: Stage3Config, judge, world: int = 1, rank: int = 0) -> Env:
     if isinstance(judge, RuleJudge) and not env.checker:
         raise ValueError(f"judge='rule' is SimPhone's checker, and the tasks on {env.name} have none: use judge='openai' "
                          "(any OpenAI-compatible endpoint: OPENAI_BASE_URL, OPENAI_API_KEY)")
+    if cfg.eval_every and not env.checker:
+        raise ValueError(f"eval_every={cfg.eval_every} measures greedy success with SimPhone's checker, and the tasks on {env.name} "
+                         "have none: set eval_every=0 (the judge's verdicts are in the metrics as success_rate)")
     if cfg.step_aware and env.annotate is None:
         raise ValueError(f"step_aware={cfg.step_aware} scores every turn against an expert, and {env.name} has none: "
                          "set step_aware=0 (trajectory-level credit) on these phones")
@@ -209,12 +214,22 @@ def _check_switches(cfg: Stage3Config, world: int):
     if cfg.step_aware and cfg.gigpo: raise ValueError('step_aware and gigpo are two credit rules: set one of them to 0')
     if cfg.share_prompts and cfg.gradient_checkpointing:
         raise ValueError('share_prompts keeps a cache of each prompt, which gradient checkpointing drops: set share_prompts=False')
+    if cfg.eval_every < 0 or cfg.eval_episodes < 1:
+        raise ValueError(f'eval_every must be at least 0 and eval_episodes at least 1, got {cfg.eval_every} and {cfg.eval_episodes}')
     if cfg.resample < 0: raise ValueError(f'resample is a number of extra groups, at least 0, got {cfg.resample}')
     if cfg.eps_high is not None and cfg.eps_high < cfg.eps_clip:
         raise ValueError(f'eps_high ({cfg.eps_high}) below eps_clip ({cfg.eps_clip}) would clip tighter, not higher: use eps_high >= eps_clip or None')
     if cfg.partial_credit and not cfg.step_aware:
         raise ValueError('partial_credit scores the turns of the step-aware switch, and step_aware is 0: set step_aware > 0, '
                          "or partial_credit=0 (stage 3's reward is the judge's)")
+
+def greedy_success(policy, cfg: Stage3Config) -> dict:
+    """Greedy online success on the training tasks, on the evaluation's own episode seeds (the quickstart's train-task
+    row uses the same stream): the pass@1 an RL curve should climb toward the pass@k measured before it (09c_headroom)."""
+    from mobile_r1.evaluate import online_eval
+    s, _ = online_eval(policy, cfg.tasks, level=cfg.level, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, world=cfg.world,
+                       n_episodes=cfg.eval_episodes, seed=7, content=cfg.content, prompt=cfg.prompt)
+    return {'greedy_success': s['online_success'] / 100, 'greedy_episodes': s['n_episodes']}
 
 # %% ../nbs/10_stage3_grpo.ipynb #c987c764
 def ref_logps(model, ref, tb: dict, acc, feats: torch.Tensor | None = None, share: bool = False) -> torch.Tensor:
@@ -336,6 +351,10 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, e
     buffer = ReplayBuffer() if cfg.replay else None
     won = lambda verdicts: [v.score > SUCCESS_THRESHOLD for v in verdicts]             # what the reward counts as a win: the judge's say
     push()
+    def evaluate(it):                                                                 # greedy pass@1, logged beside the training rows
+        if cfg.eval_every and log and main: log.log(it, **greedy_success(gen, cfg))
+        acc.wait_for_everyone()
+    if start == 0: evaluate(0)                                                        # before any update: where the curve starts
     try:
         for it in tqdm(range(start, cfg.iterations), desc='stage 3', initial=start, total=cfg.iterations,
                        disable=bool(os.environ.get('IN_TEST')) or not main):
@@ -369,6 +388,7 @@ def train_stage3(cfg: Stage3Config, log: MetricsLog | None = None, judge=None, e
             counts['signal_share'] = counts.pop('signal') / max(counts['groups'], 1)
             if world > 1: records, loss_v = gather_object(records), _total(acc, loss_v)   # loss: the sum of the processes' parts
             if log and main: log.log(it + 1, loss=loss_v, kl=kl_v, **rollout_stats(records, cfg.G), **counts)
+            if cfg.eval_every and (it + 1) % cfg.eval_every == 0: evaluate(it + 1)
             if (it + 1) % cfg.checkpoint_every == 0 and it + 1 < cfg.iterations: _checkpoint(acc, model, proc, opt, _ckpt_dir(cfg), it + 1, cfg)
     finally: env.close()
     if main:
