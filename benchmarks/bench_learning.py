@@ -30,11 +30,11 @@ NAMES = {'1': 'Stage 1', '2': 'Stage 1+2', '3': 'Stage 1+2+3'}
 
 
 def overrides(pairs, base) -> dict:
-    "The `--set KEY=VALUE` pairs as QuickstartConfig fields, each value a Python literal (a bare word stays a string)."
+    "`KEY=VALUE` pairs as fields of the dataclass `base`, each value a Python literal (a bare word stays a string)."
     fields, out = {f.name for f in dataclasses.fields(base)}, {}
     for p in pairs:
         key, eq, raw = p.partition('=')
-        if not eq or key not in fields: sys.exit(f'--set takes KEY=VALUE with KEY a QuickstartConfig field ({", ".join(sorted(fields))}); got {p!r}')
+        if not eq or key not in fields: sys.exit(f'takes KEY=VALUE with KEY a {type(base).__name__} field ({", ".join(sorted(fields))}); got {p!r}')
         try: out[key] = ast.literal_eval(raw)
         except (ValueError, SyntaxError): out[key] = raw
     return out

@@ -6,6 +6,8 @@ stage 1. Every seed run counts: nothing is picked after the fact.
 
     python benchmarks/bench_variants.py --seeds 3 [--preset tiny] [--out runs/bench_variants]
     python benchmarks/bench_variants.py --seeds 3 --variants paper,gigpo --combo partial,dynamic
+    python benchmarks/bench_variants.py --seeds 1 --variants '' --set stage1_steps=1200 popup_prob=0.5 \
+        --custom more_rl --s2 max_steps=32 rounds=3 lr=3e-4 --s3 iterations=24 lr=2e-4     # a budget sweep point
 
 Each variant changes our reading of the paper's stages (the `paper` variant) as listed in VARIANTS (stage 2's changes, stage 3's changes); a variant
 that only changes stage 3 starts from the paper's stage-2 model. `--combo a,b` adds a variant with the changes of
@@ -20,7 +22,7 @@ from mobile_r1.policy import Policy
 from mobile_r1.quickstart import PRESETS, _train, run_quickstart, stage_configs, train_tasks_row   # _train: rows of a killed attempt dropped
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_learning import control, trained             # noqa: E402  (the same control and resume test as the learning benchmark)
+from bench_learning import control, overrides, trained  # noqa: E402  (the same control, resume test and --set as the learning benchmark)
 
 PAPER2 = dict(states='recorded', screen=0, rounds=1)     # the paper's stage 2: the recorded steps, every one of them
 VARIANTS = {                                             # name: (stage 2's changes, stage 3's changes)
@@ -42,15 +44,17 @@ def paper_stage2(run: Path, cfg) -> Path:
     return Path(base2.out_dir) if replace(base2, **PAPER2) == base2 else run / 'variants' / 'paper' / 'stage2'
 
 
-def variant(run: Path, cfg, name: str, s2: dict, s3: dict) -> list[dict]:
-    "Stage 2 and stage 3 of one variant from the run's stage-1 model, each evaluated; resumes what is done."
+def variant(run: Path, cfg, name: str, s2: dict, s3: dict, paper2: bool = True) -> list[dict]:
+    """Stage 2 and stage 3 of one variant from the run's stage-1 model, each evaluated; resumes what is done. Stage 2's
+    changes apply to the paper's stage 2 (`paper2`), or to the preset's own (a `--custom` variant)."""
     _, base2, base3 = stage_configs(cfg, run).values()
     d = run / 'variants' / name
     rows_file = d / 'rows.json'
     if rows_file.exists(): return json.loads(rows_file.read_text())
     d.mkdir(parents=True, exist_ok=True)
-    m2, m3 = (d / 'stage2' if s2 else paper_stage2(run, cfg)), d / 'stage3'    # stage-3-only variants share the paper's stage 2
-    if not trained(m2): _train(2, replace(base2, **{**PAPER2, **s2}, out_dir=str(m2)), m2.parent / 'metrics.jsonl')
+    shared = paper_stage2(run, cfg) if paper2 else Path(base2.out_dir)          # stage-3-only variants share a stage 2
+    m2, m3 = (d / 'stage2' if s2 else shared), d / 'stage3'
+    if not trained(m2): _train(2, replace(base2, **{**(PAPER2 if paper2 else {}), **s2}, out_dir=str(m2)), m2.parent / 'metrics.jsonl')
     if not trained(m3): _train(3, replace(base3, base=str(m2), out_dir=str(m3), **s3), d / 'metrics.jsonl')
     rows = [{**train_tasks_row(Policy.load(str(m)), f'{name}: Stage 1+{k}', cfg), 'variant': name, 'stages': k}
             for k, m in (('2', m2), ('2+3', m3))]
@@ -65,7 +69,13 @@ def main():
     ap.add_argument('--out', default='runs/bench_variants')
     ap.add_argument('--variants', default=','.join(VARIANTS), help=f'comma-separated, of {", ".join(VARIANTS)}')
     ap.add_argument('--combo', default='', help='comma-separated variants whose changes are combined into one more variant')
+    ap.add_argument('--set', nargs='+', default=[], metavar='KEY=VALUE', help="change the preset's QuickstartConfig fields (as bench_learning.py)")
+    ap.add_argument('--custom', default='', metavar='NAME', help="one more variant: the preset's own stages with --s2 and --s3 changes")
+    ap.add_argument('--s2', nargs='+', default=[], metavar='KEY=VALUE', help="the custom variant's Stage2Config changes")
+    ap.add_argument('--s3', nargs='+', default=[], metavar='KEY=VALUE', help="the custom variant's Stage3Config changes")
     a = ap.parse_args()
+    changes = overrides(a.set, PRESETS[a.preset])
+    tag = ''.join(f'-{k}={v}' for k, v in changes.items())
     names = [v for v in a.variants.split(',') if v]
     combo = [v for v in a.combo.split(',') if v]
     bad = [v for v in names + combo if v not in VARIANTS]
@@ -74,9 +84,14 @@ def main():
     if combo:
         table['+'.join(combo)] = ({k: v for n in combo for k, v in VARIANTS[n][0].items()},
                                   {k: v for n in combo for k, v in VARIANTS[n][1].items()})
+    custom = {}
+    if a.custom:
+        from mobile_r1.stage2 import Stage2Config
+        from mobile_r1.stage3 import Stage3Config
+        custom = {a.custom: (overrides(a.s2, Stage2Config()), overrides(a.s3, Stage3Config()))}
     per_seed = {}
     for seed in range(a.seeds):
-        cfg, run = replace(PRESETS[a.preset], seed=seed), Path(a.out) / f'{a.preset}-seed{seed}'
+        cfg, run = replace(PRESETS[a.preset], seed=seed, **changes), Path(a.out) / f'{a.preset}{tag}-seed{seed}'
         t0 = time.time()
         st = run_quickstart(run, a.preset, progress=lambda m: print(f'  seed {seed} {m}', flush=True), cfg=cfg)
         preset_rows = [r for k in sorted(st['rows']) for r in st['rows'][k] if r['split'] == 'train_tasks']
@@ -85,6 +100,9 @@ def main():
         for name, (s2, s3) in table.items():
             print(f'  seed {seed} variant {name} ...', flush=True)
             rows += variant(run, cfg, name, s2, s3)
+        for name, (s2, s3) in custom.items():
+            print(f'  seed {seed} custom variant {name} ...', flush=True)
+            rows += variant(run, cfg, name, s2, s3, paper2=False)
         rows.append({**control(run, cfg, st), 'variant': 'stage 1, longer', 'stages': '1'})
         per_seed[seed] = rows
         (run / 'variant_rows.json').write_text(json.dumps({'rows': rows}, indent=1))
@@ -96,7 +114,7 @@ def main():
         rise = [round(x - per_seed[s][0]['online_success'], 2) for x, s in zip(xs, per_seed)]
         sd = statistics.stdev(xs) if len(xs) > 1 else float('nan')
         print(f'  {row["variant"]:<24} Stage {row["stages"]:<4} {statistics.mean(xs):6.2f} ± {sd:5.2f}   rise {rise}')
-    (Path(a.out) / f'{a.preset}-variants.json').write_text(json.dumps({str(s): r for s, r in per_seed.items()}, indent=1))
+    (Path(a.out) / f'{a.preset}{tag}-variants.json').write_text(json.dumps({str(s): r for s, r in per_seed.items()}, indent=1))
 
 
 if __name__ == '__main__':

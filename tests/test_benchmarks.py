@@ -137,14 +137,16 @@ def test_bench_variants_smoke(tmp_path):
     "The variants benchmark at the smoke preset: the paper's stages, a stage-3-only fix sharing the paper's stage 2, a combination, the control."
     env = {**os.environ, 'IN_TEST': '1'}
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_variants.py'), '--preset', 'smoke', '--seeds', '1',
-           '--variants', 'paper,gigpo', '--combo', 'dynamic,clip_higher', '--out', str(tmp_path)]
+           '--variants', 'paper,gigpo', '--combo', 'dynamic,clip_higher', '--out', str(tmp_path), '--custom', 'mine', '--s3', 'lr=1e-3']
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     run = tmp_path / 'smoke-seed0'
     rows = json.loads((run / 'variant_rows.json').read_text())['rows']
     assert [(x['variant'], x['stages']) for x in rows] == [
         ('stage 1', '1'), ('preset (smoke)', '2'), ('preset (smoke)', '2+3'), ('paper', '2'), ('paper', '2+3'), ('gigpo', '2'),
-        ('gigpo', '2+3'), ('dynamic+clip_higher', '2'), ('dynamic+clip_higher', '2+3'), ('stage 1, longer', '1')]
+        ('gigpo', '2+3'), ('dynamic+clip_higher', '2'), ('dynamic+clip_higher', '2+3'), ('mine', '2'), ('mine', '2+3'), ('stage 1, longer', '1')]
+    mine = json.loads((run / 'variants' / 'mine' / 'stage3' / 'mobile_r1.json').read_text())['config']
+    assert mine['lr'] == 1e-3 and mine['base'].endswith('models/stage2')   # a custom variant: the preset's own stage 2, shared
     assert all(x['online_episodes'] == 4 for x in rows)
     assert not (run / 'variants' / 'gigpo' / 'stage2').exists()                 # a stage-3-only fix starts from the paper's stage 2
     assert rows[5]['online_success'] == rows[3]['online_success']
@@ -156,7 +158,7 @@ def test_bench_variants_smoke(tmp_path):
     paper = run / 'variants' / 'paper'
     steps = [x['step'] for x in map(json.loads, (paper / 'metrics.jsonl').read_text().splitlines()) if x['stage'] == 2]
     shutil.rmtree(paper / 'stage2'); (paper / 'stage2' / 'trainer').mkdir(parents=True); (paper / 'rows.json').unlink()
-    r2 = subprocess.run(cmd[:-6] + ['--variants', 'paper', '--out', str(tmp_path)], capture_output=True, text=True, env=env, timeout=900)
+    r2 = subprocess.run(cmd[:-10] + ['--variants', 'paper', '--out', str(tmp_path)], capture_output=True, text=True, env=env, timeout=900)
     assert r2.returncode == 0, r2.stderr[-3000:]
     assert (paper / 'stage2' / 'mobile_r1.json').exists()
     assert [x['step'] for x in map(json.loads, (paper / 'metrics.jsonl').read_text().splitlines()) if x['stage'] == 2] == steps
