@@ -1,0 +1,35 @@
+"""The README's figures are the committed assets' figures: each number a paragraph quotes is read back from the asset
+it comes from (nbs/assets/...), so a new run that changes an asset fails here until the README says so."""
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSETS = ROOT / 'nbs' / 'assets'
+
+
+def paragraph(head: str) -> str:
+    "The README paragraph that starts with `head`, whitespace squashed."
+    text = (ROOT / 'README.md').read_text(encoding='utf-8')
+    start = text.index(head)
+    return ' '.join(text[start:text.index('\n\n', start)].split())
+
+
+def test_the_plateau_paragraph_quotes_its_assets():
+    p = paragraph('**Stage 1 had not reached its plateau.**')
+    rows = json.loads((ASSETS / 'plateau' / 'plateau.json').read_text())['rows']
+    steps = [r['steps'] for r in rows]
+    assert steps == [300, 600, 1200, 2400] and all(r['quiet']['online_episodes'] == 128 for r in rows)
+    quiet = [f"{r['quiet']['online_success']:.1f}" for r in rows]
+    assert f"won {quiet[0]}, {quiet[1]}, {quiet[2]} and {quiet[3]}% of 128 quiet-phone episodes" in p
+    busy = [f"{r['preset_phones']['online_success']:.1f}" for r in rows[2:]]
+    assert f"({busy[0]} and {busy[1]}% with pop-ups at 0.1 from 1,200 steps on)" in p
+    h = json.loads((ASSETS / 'plateau' / 'headroom_1200_p05.json').read_text())['screens']['interruption']
+    assert f"closed {h['greedy']['rate']:.1f}% of them greedily and {h['pass@8']['rate']:.1f}% with one of 8 samples (n = {h['greedy']['n']}" in p
+    rl = json.loads((ASSETS / 'plateau' / 'rl_at_plateau.json').read_text())
+    s1, s2, s3, control = (f"{r['online_success']:.2f}" for r in rl['rows'])
+    assert f"{s1} after stage 1, {s2} after stage 2 and {s3} after stage 3 with the preset's budgets" in p
+    more = [f"{r['online_success']:.2f}" for r in rl['variants']['more_rl']['rows']]
+    assert f"{more[0]} and {more[1]} with larger ones, against {control} for the control" in p
+    errs = [rl['rows'][0]['online_format_errors'], rl['variants']['more_rl']['rows'][1]['online_format_errors']]
+    assert f"from {errs[0]} to {errs[1]}" in p
+    assert rl['config']['stage1_steps'] == 1200 and rl['config']['popup_prob'] == 0.5 and rl['config']['seed'] == 0

@@ -1,0 +1,42 @@
+"""Copy what the notebooks show of the stage-1 plateau and of RL from it into nbs/assets/plateau/:
+
+    python benchmarks/bench_plateau.py --steps 300 600 1200 2400                       # runs/plateau/tiny-seed0
+    mobile-r1 headroom runs/plateau/tiny-seed0/models/stage1_600 --popup-prob 0.5 --out runs/plateau/headroom_600_p05.json
+    mobile-r1 headroom runs/plateau/tiny-seed0/models/stage1_1200 --popup-prob 0.5 --out runs/plateau/headroom_1200_p05.json
+    python benchmarks/bench_learning.py --seeds 1 --set stage1_steps=1200 popup_prob=0.5
+    python benchmarks/bench_variants.py --seeds 1 --variants '' --set stage1_steps=1200 popup_prob=0.5 --out runs/bench_learning \\
+        --custom more_rl --s2 max_steps=48 rounds=3 lr=3e-4 --s3 iterations=24 lr=2e-4
+    python tools/plateau_assets.py
+
+rl_at_plateau.json holds the learning rows of that run (stage 1 at 1,200 steps, evaluated with pop-ups at 0.5),
+the preset's RL stages, every custom variant found with the changes it made, and the control."""
+import argparse, json, shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--plateau', type=Path, default=ROOT / 'runs' / 'plateau')
+    ap.add_argument('--run', type=Path, default=ROOT / 'runs' / 'bench_learning' / 'tiny-stage1_steps=1200-popup_prob=0.5-seed0')
+    ap.add_argument('--out', type=Path, default=ROOT / 'nbs' / 'assets' / 'plateau')
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(a.plateau / 'tiny-seed0' / 'plateau.json', a.out / 'plateau.json')
+    for f in sorted(a.plateau.glob('headroom_*.json')): shutil.copy(f, a.out / f.name)
+    rows = json.loads((a.run / 'bench_rows.json').read_text())['rows']
+    variants = {}
+    for d in sorted((a.run / 'variants').iterdir()):
+        if not (d / 'rows.json').exists(): continue
+        s2 = json.loads((d / 'stage2' / 'mobile_r1.json').read_text())['config'] if (d / 'stage2').exists() else None
+        s3 = json.loads((d / 'stage3' / 'mobile_r1.json').read_text())['config']
+        variants[d.name] = {'rows': json.loads((d / 'rows.json').read_text()), 'stage2': s2, 'stage3': s3}
+    st = json.loads((a.run / 'quickstart.json').read_text())
+    res = {'config': st['config'], 'timings': st['timings'], 'rows': rows, 'variants': variants}
+    (a.out / 'rl_at_plateau.json').write_text(json.dumps(res, indent=1))
+    print('wrote', a.out, '| variants:', ', '.join(variants) or 'none')
+
+
+if __name__ == '__main__':
+    main()
