@@ -13,15 +13,16 @@ With `--step-aware λ`, stage 3 runs a second time from the same stage 1+2 model
     python benchmarks/bench_learning.py --preset busy --seeds 2 --step-aware 1     # where stage 3 matters
     python benchmarks/bench_learning.py --seeds 1 --set stage1_steps=1200 popup_prob=0.5 stage2_popup_prob=0.5   # a sweep point
 
-`--set` changes fields of the preset's `QuickstartConfig` (values read as Python literals); the run folder's name
+`--set` changes fields of the preset's `QuickstartConfig` (read as `mobile-r1 train --set` reads them); the run folder's name
 carries them, so each sweep point has its own.
 
 Targets: the stage 1 → 1+2 rise is at least 10 points on every seed; stage 3 is reported as measured.
 Takes about one quickstart per seed plus the control (about 16 minutes a seed for `tiny` on 2 CPU cores, about 27
 for `busy` with `--step-aware`)."""
-import argparse, ast, dataclasses, json, statistics, sys, time
+import argparse, json, statistics, sys, time
 from dataclasses import replace
 from pathlib import Path
+from mobile_r1.cli import config_overrides
 from mobile_r1.evaluate import cell_text
 from mobile_r1.policy import Policy
 from mobile_r1.quickstart import PRESETS, _train, run_quickstart, stage_configs, train_tasks_row   # _train: rows of a killed attempt dropped
@@ -30,14 +31,9 @@ NAMES = {'1': 'Stage 1', '2': 'Stage 1+2', '3': 'Stage 1+2+3'}
 
 
 def overrides(pairs, base) -> dict:
-    "`KEY=VALUE` pairs as fields of the dataclass `base`, each value a Python literal (a bare word stays a string)."
-    fields, out = {f.name for f in dataclasses.fields(base)}, {}
-    for p in pairs:
-        key, eq, raw = p.partition('=')
-        if not eq or key not in fields: sys.exit(f'takes KEY=VALUE with KEY a {type(base).__name__} field ({", ".join(sorted(fields))}); got {p!r}')
-        try: out[key] = ast.literal_eval(raw)
-        except (ValueError, SyntaxError): out[key] = raw
-    return out
+    "`KEY=VALUE` pairs as fields of the dataclass `base` (read as `mobile-r1 train --set` reads them); bad input exits, naming the fields."
+    try: return config_overrides(type(base), pairs)
+    except ValueError as e: sys.exit(str(e))
 
 
 def trained(model: Path) -> bool:

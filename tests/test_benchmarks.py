@@ -233,10 +233,11 @@ def test_bench_plateau_smoke(tmp_path):
     assert r2.returncode == 0 and 'steps' not in r2.stdout.split('by step budget')[0], r2.stdout[-2000:]   # nothing trained again
 
 def test_bench_learning_overrides():
-    "`--set KEY=VALUE` reads literals into QuickstartConfig fields and refuses a field that does not exist, naming the fields."
+    "`--set KEY=VALUE` reads QuickstartConfig fields as their types and refuses a field that does not exist, naming the fields."
     from mobile_r1.quickstart import PRESETS
     ov = load('bench_learning').overrides
-    assert ov(['stage1_steps=1200', 'popup_prob=0.5', 'content=procedural', "world=('Video',)"], PRESETS['tiny']) == \
-        {'stage1_steps': 1200, 'popup_prob': 0.5, 'content': 'procedural', 'world': ('Video',)}
+    assert ov(['stage1_steps=1200', 'popup_prob=0.5', 'content=procedural', 'world=Video,Shop'], PRESETS['tiny']) == \
+        {'stage1_steps': 1200, 'popup_prob': 0.5, 'content': 'procedural', 'world': ('Video', 'Shop')}
     with pytest.raises(SystemExit, match='stage1_steps'): ov(['stage_one=3'], PRESETS['tiny'])
     with pytest.raises(SystemExit, match='KEY=VALUE'): ov(['stage1_steps'], PRESETS['tiny'])
+    with pytest.raises(SystemExit, match='stage1_steps is int'): ov(['stage1_steps=many'], PRESETS['tiny'])
