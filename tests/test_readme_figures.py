@@ -28,8 +28,9 @@ def test_the_plateau_paragraph_quotes_its_assets():
     rl = json.loads((ASSETS / 'plateau' / 'rl_at_plateau.json').read_text())
     s1, s2, s3, control = (f"{r['online_success']:.2f}" for r in rl['rows'])
     assert f"{s1} after stage 1, {s2} after stage 2 and {s3} after stage 3 with the preset's budgets" in p
-    more = [f"{r['online_success']:.2f}" for r in rl['variants']['more_rl']['rows']]
-    assert f"{more[0]} and {more[1]} with larger ones, against {control} for the control" in p
-    errs = [rl['rows'][0]['online_format_errors'], rl['variants']['more_rl']['rows'][1]['online_format_errors']]
-    assert f"from {errs[0]} to {errs[1]}" in p
+    more, most = ([f"{r['online_success']:.2f}" for r in rl['variants'][v]['rows']] for v in ('more_rl', 'strong_rl'))
+    assert f"{more[0]} and {more[1]} with larger ones, {most[0]} and {most[1]} with larger still" in p
+    assert f"against {control} for the control" in p and rl['variants']['strong_rl']['stage2']['lr'] == 1e-3
+    errs = [rl['rows'][0]['online_format_errors']] + [rl['variants'][v]['rows'][1]['online_format_errors'] for v in ('more_rl', 'strong_rl')]
+    assert f"from {errs[0]} to {errs[1]} and {errs[2]}" in p
     assert rl['config']['stage1_steps'] == 1200 and rl['config']['popup_prob'] == 0.5 and rl['config']['seed'] == 0

@@ -9,9 +9,11 @@
     python tools/plateau_assets.py
 
 rl_at_plateau.json holds the learning rows of that run (stage 1 at 1,200 steps, evaluated with pop-ups at 0.5),
-the preset's RL stages, every custom variant found with the changes it made, and the control."""
+the preset's RL stages, every custom variant found with the changes it made (and the greedy success its stage 3 logged
+with `eval_every`), and the control."""
 import argparse, json, shutil
 from pathlib import Path
+from mobile_r1.metrics import read_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,7 +33,8 @@ def main():
         if not (d / 'rows.json').exists(): continue
         s2 = json.loads((d / 'stage2' / 'mobile_r1.json').read_text())['config'] if (d / 'stage2').exists() else None
         s3 = json.loads((d / 'stage3' / 'mobile_r1.json').read_text())['config']
-        variants[d.name] = {'rows': json.loads((d / 'rows.json').read_text()), 'stage2': s2, 'stage3': s3}
+        greedy = [r for r in read_metrics(d / 'metrics.jsonl', stage=3) if 'greedy_success' in r] if (d / 'metrics.jsonl').exists() else []
+        variants[d.name] = {'rows': json.loads((d / 'rows.json').read_text()), 'stage2': s2, 'stage3': s3, 'greedy': greedy}
     st = json.loads((a.run / 'quickstart.json').read_text())
     res = {'config': st['config'], 'timings': st['timings'], 'rows': rows, 'variants': variants}
     (a.out / 'rl_at_plateau.json').write_text(json.dumps(res, indent=1))
