@@ -6,6 +6,8 @@
     python benchmarks/bench_learning.py --seeds 1 --set stage1_steps=1200 popup_prob=0.5
     python benchmarks/bench_variants.py --seeds 1 --variants '' --set stage1_steps=1200 popup_prob=0.5 --out runs/bench_learning \\
         --custom more_rl --s2 max_steps=48 rounds=3 lr=3e-4 --s3 iterations=24 lr=2e-4
+    ...  --custom strong_rl --s2 max_steps=80 rounds=5 lr=1e-3 --s3 iterations=40 lr=5e-4 step_aware=1.0
+    ...  --custom s3_curve --s3 iterations=40 lr=5e-4 step_aware=1.0 eval_every=5 eval_episodes=128
     python tools/plateau_assets.py
 
 rl_at_plateau.json holds the learning rows of that run (stage 1 at 1,200 steps, evaluated with pop-ups at 0.5),
