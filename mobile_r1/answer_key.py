@@ -98,17 +98,25 @@ def _right(preds, steps) -> int:
     return int(sum(reward(p.action, ep.steps[k].action, ep.steps[k].bbox, screen=(ep.image_width, ep.image_height))
                    for p, (ep, k) in zip(preds, steps)))
 
+def _well_formed(texts) -> int: return sum(_imp('actions', 'parse_response')(t).format_ok for t in texts)
+
 def _format_share(texts, preds, steps) -> float:
-    n_ok = sum(_imp('actions', 'parse_response')(t).format_ok for t in texts)
+    n_ok = _well_formed(texts)
     return n_ok / (n_ok + _right(preds, steps))
+
+def _plateau(run) -> bool:
+    before, late = _quarters(run)
+    return late > 0.9 * before
 
 def _crossed(A, correct, sign: int, right: int) -> int:
     "Turns whose correctness is `right` in episodes whose advantage has sign `sign`: what trajectory-level credit pushes that way."
     return sum(1 for a, row in zip(A, correct) if float(a) * sign > 0 for c in row if c == right)
 
 def _claims(trajs) -> list:
+    "The episodes that ended with terminate(success), and how many of them the checker confirms."
     Terminate = _imp('actions', 'Terminate')
-    return [t for t in trajs if t.turns and isinstance(t.turns[-1].action, Terminate) and t.turns[-1].action.status == 'success']
+    ends = [t for t in trajs if t.turns and isinstance(t.turns[-1].action, Terminate) and t.turns[-1].action.status == 'success']
+    return ends, sum(bool(t.success) for t in ends)
 
 KEY: dict[str, Callable] = {
     # 01 the quickstart: its metrics log
@@ -125,11 +133,11 @@ KEY: dict[str, Callable] = {
     'first_loss': lambda run: _curve(run, 1, 'loss')[0],
     'last_loss': lambda run: _curve(run, 1, 'loss')[-1],
     'last_acc': lambda run: _curve(run, 1, 'mean_token_accuracy')[-1],
-    'well_formed': lambda texts: sum(_imp('actions', 'parse_response')(t).format_ok for t in texts),
+    'well_formed': _well_formed,
     'well_formed_pct': lambda texts: 100 * _mean([_imp('actions', 'parse_response')(t).format_ok for t in texts]),
     'loss_before': lambda run: _quarters(run)[0],
     'loss_late': lambda run: _quarters(run)[1],
-    'plateau': lambda run: _quarters(run)[1] > 0.9 * _quarters(run)[0],
+    'plateau': _plateau,
     'right_answers': _right,
     'format_share': _format_share,
     # 06 stage 2
@@ -156,9 +164,9 @@ KEY: dict[str, Callable] = {
     'p_o': lambda a, b: _agreement(a, b)['accuracy'],
     'kappa': lambda a, b: _agreement(a, b)['kappa'],
     # 09 a phone over adb
-    'claimed': lambda trajs: len(_claims(trajs)),
-    'confirmed': lambda trajs: sum(bool(t.success) for t in _claims(trajs)),
-    'overstated': lambda trajs: 100 * (len(_claims(trajs)) - sum(bool(t.success) for t in _claims(trajs))) / len(trajs),
+    'claimed': lambda trajs: len(_claims(trajs)[0]),
+    'confirmed': lambda trajs: _claims(trajs)[1],
+    'overstated': lambda trajs: 100 * (len(_claims(trajs)[0]) - _claims(trajs)[1]) / len(trajs),
 }
 
 # %% ../nbs/14a_answer_key.ipynb #72e10811
