@@ -219,18 +219,22 @@ def test_bench_env_smoke():
     assert 'targets: Gymnasium single >= 0.90x direct' in r.stdout and 'OpenEnv >= 500 steps/s' in r.stdout, r.stdout
 
 def test_bench_plateau_smoke(tmp_path):
-    "Stage 1 at two step budgets, each its own run and schedule, each measured online on quiet and on the preset's phones; a rerun keeps both."
+    "Stage 1 at two step budgets, each its own run and schedule, each measured online on quiet and on the preset's phones; a rerun keeps both; `--set` runs in a folder of its own."
     env = {**os.environ, 'IN_TEST': '1'}
-    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_plateau.py'), '--preset', 'smoke', '--steps', '2', '3', '--out', str(tmp_path)]
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_plateau.py'), '--preset', 'smoke', '--steps', '2', '3', '--out', str(tmp_path),
+           '--set', 'popup_prob=0.2']
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
-    res = json.loads((tmp_path / 'smoke-seed0' / 'plateau.json').read_text())
-    assert [x['steps'] for x in res['rows']] == [2, 3] and res['popup_prob'] == 0.1
+    run = tmp_path / 'smoke-popup_prob=0.2-seed0'
+    res = json.loads((run / 'plateau.json').read_text())
+    assert [x['steps'] for x in res['rows']] == [2, 3] and res['popup_prob'] == 0.2 and res['changes'] == {'popup_prob': 0.2}
     for x in res['rows']:
         assert x['quiet']['online_episodes'] == 4 and x['preset_phones']['online_episodes'] == 4 and x['wall_s'] > 0
-    assert (tmp_path / 'smoke-seed0' / 'models' / 'stage1_3' / 'mobile_r1.json').exists()
-    r2 = subprocess.run(cmd[:-4] + ['2', '--out', str(tmp_path)], capture_output=True, text=True, env=env, timeout=600)
+    assert (run / 'models' / 'stage1_3' / 'mobile_r1.json').exists()
+    r2 = subprocess.run(cmd[:-6] + ['2', '--out', str(tmp_path), '--set', 'popup_prob=0.2'], capture_output=True, text=True, env=env, timeout=600)
     assert r2.returncode == 0 and 'steps' not in r2.stdout.split('by step budget')[0], r2.stdout[-2000:]   # nothing trained again
+    bad = subprocess.run(cmd[:-1] + ['pop_prob=0.2'], capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode != 0 and 'KEY one of' in bad.stderr and 'popup_prob' in bad.stderr, bad.stderr[-2000:]
 
 def test_bench_learning_overrides():
     "`--set KEY=VALUE` reads QuickstartConfig fields as their types and refuses a field that does not exist, naming the fields."
