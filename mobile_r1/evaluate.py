@@ -23,7 +23,7 @@ share of tasks the checker accepts; it fills the `online_success` column."""
 # %% ../nbs/11_evaluate.ipynb #d64e02cf
 from __future__ import annotations
 import json, math, os
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 from typing import Sequence
 from .actions import Action, Click, LongPress, Parsed, Frame, action_to_frame
@@ -32,7 +32,7 @@ from .data import atomic_write
 
 # %% auto #0
 __all__ = ['TABLE_COLUMNS', 'SHOWN_COLUMNS', 'Gold', 'step_outcomes', 'score_steps', 'golds_of', 'answer_steps', 'static_eval',
-           'wilson_interval', 'online_eval', 'table_row', 'cell_text', 'table_markdown', 'write_table']
+           'wilson_interval', 'online_eval', 'kind_rates', 'table_row', 'cell_text', 'table_markdown', 'write_table']
 
 # %% ../nbs/11_evaluate.ipynb #ff23c59c
 @dataclass(frozen=True)
@@ -133,33 +133,51 @@ def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float] | No
 def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_task: int = 1, max_turns: int = 12,
                 popup_prob: float = 0.1, seed: int = 0, prompt=None, max_tasks: int | None = None,
                 batch_size: int = 64, world: Sequence[str] | None = None, n_episodes: int | None = None,
-                phones: str = 'sim', tasks: str | None = None, judge=None, content: str = 'fixed') -> tuple[dict, list]:
+                phones: str = 'sim', tasks: str | None = None, judge=None, content: str = 'fixed',
+                kinds: bool = False) -> tuple[dict, list]:
     """Task success of `policy` on `phones` (SimPhone, or `adb:SERIAL,...`) over the tasks of `split` (in `world`) or of a
-    JSONL file `tasks` (SimPhone's titles `content`: 'fixed' or 'procedural'), with its Wilson interval. Without a checker the `judge`'s verdict is the success. Returns (summary, trajectories)."""
+    JSONL file `tasks` (SimPhone's titles `content`: 'fixed' or 'procedural'), with its Wilson interval. Without a checker the `judge`'s verdict is the success.
+    `kinds` (SimPhone): also `by_kind`, per kind of screen the episodes met (`headroom.screen_kind`), the share of
+    greedy steps that took the expert's action, e.g. the interruptions closed. Returns (summary, trajectories)."""
     from mobile_r1.env import judged, make_env, play
     from mobile_r1.judge import RuleJudge, agreement
     env = make_env(phones, tasks or split, world=world, level=level, popup_prob=popup_prob, max_turns=max_turns, content=content)
     if not env.checker and judge is None:
         raise ValueError(f'the tasks on {env.name} have no checker: pass judge= (e.g. mobile_r1.judge_client.OpenAIJudge()); its verdict is the success')
     env.capacity = env.capacity or batch_size
+    if kinds:
+        from mobile_r1.headroom import kind_annotator
+        if env.annotate is None: raise ValueError(f'kinds=True labels each screen with the expert, and {env.name} has none: it exists on SimPhone only')
+        env = replace(env, annotate=kind_annotator(env.annotate))
     pool = env.tasks[:max_tasks]
     if n_episodes: jobs = [(pool[k % len(pool)], seed * 1_000_003 + k * 7919) for k in range(n_episodes)]  # tasks cycled
     else: jobs = [(t, seed * 1_000_003 + k * 7919 + e) for k, t in enumerate(pool) for e in range(episodes_per_task)]
-    try: trajs = play(policy, env, jobs, max_turns, prompt=prompt)
+    try: trajs = play(policy, env, jobs, max_turns, annotate=kinds, prompt=prompt)
     finally: env.close()
     verdicts = judged(env, judge, [t for t, _ in jobs], trajs) if judge is not None else None   # no checker: they set success
     measured = env.checker and verdicts is not None and not isinstance(judge, RuleJudge)
     fmt = [f for t in trajs for f in t.format_flags]
     wins = sum(bool(t.success) for t in trajs)
-    return {'online_success': _pct(bool(t.success) for t in trajs), 'online_ci': wilson_interval(wins, len(trajs)),
+    extra = {'by_kind': kind_rates(trajs)} if kinds else {}
+    return {**extra, 'online_success': _pct(bool(t.success) for t in trajs), 'online_ci': wilson_interval(wins, len(trajs)),
             'n_episodes': len(trajs), 'episode_len': round(sum(map(len, trajs)) / len(trajs), 2),
             'format_ok': _pct(fmt), 'format_errors': len(fmt) - sum(fmt), 'success_by': 'checker' if env.checker else 'judge',
             'judge_agreement': agreement(verdicts, [bool(t.success) for t in trajs])['accuracy'] if measured else None}, trajs
 
+def kind_rates(trajs: Sequence) -> dict:
+    "Per kind of screen (the third part of each turn's `gold`, as `headroom.kind_annotator` labels it): the share of turns whose action earned the action reward, with its interval."
+    from mobile_r1.rewards import action_reward
+    hits = {}
+    for tr in trajs:
+        for u in tr.turns:
+            if u.gold is None: continue
+            hits.setdefault(u.gold[2], []).append(action_reward(u.action, u.gold[0], u.gold[1], screen=u.screenshot.size) == 1)
+    return {k: {'rate': _pct(v), 'ci': wilson_interval(sum(v), len(v)), 'n': len(v)} for k, v in sorted(hits.items())}
+
 # %% ../nbs/11_evaluate.ipynb #7ae63b2c
 TABLE_COLUMNS = ['model', 'split', 'accuracy', 'task_success', 'tail_success', 'format_errors', 'args_errors',
                  'type_acc', 'grounding_acc', 'online_success', 'online_ci', 'online_episodes', 'online_format_errors',
-                 'prompt_style', 'static_steps']
+                 'prompt_style', 'static_steps', 'online_interruptions']
 SHOWN_COLUMNS = TABLE_COLUMNS[:10] + ['online_format_errors']    # shown in table.md and the report: interval and count print inside the success cell
 _HEADERS = {'model': 'Model', 'split': 'Split', 'accuracy': 'Accuracy', 'task_success': 'Task Success',
             'tail_success': 'Tail Success', 'format_errors': 'Format Errors', 'args_errors': 'Args Errors',
@@ -168,7 +186,8 @@ _HEADERS = {'model': 'Model', 'split': 'Split', 'accuracy': 'Accuracy', 'task_su
 
 def table_row(model: str, split: str, static: dict | None = None, online: dict | float | None = None,
               prompt_style: str = 'mobile-r1') -> dict:
-    "A table row: the static scores (or nulls) plus the online summary of `online_eval` (or a bare success rate, or null)."
+    """A table row: the static scores (or nulls) plus the online summary of `online_eval` (or a bare success rate, or null);
+    `online_interruptions` is the share of pop-ups closed, where the evaluation labelled its screens (`kinds=True`)."""
     row = {c: None for c in TABLE_COLUMNS}
     row.update({k: v for k, v in (static or {}).items() if k in row}, model=model, split=split, prompt_style=prompt_style)
     if static and 'n_steps' in static: row['static_steps'] = static['n_steps']     # the n of every static rate
@@ -176,7 +195,8 @@ def table_row(model: str, split: str, static: dict | None = None, online: dict |
         ci = online.get('online_ci')
         row.update(online_success=online.get('online_success'), online_ci=list(ci) if ci else None,
                    online_episodes=online.get('n_episodes', online.get('online_episodes')),
-                   online_format_errors=online.get('format_errors', online.get('online_format_errors')))
+                   online_format_errors=online.get('format_errors', online.get('online_format_errors')),
+                   online_interruptions=(online.get('by_kind') or {}).get('interruption', online.get('online_interruptions')))
     elif online is not None: row['online_success'] = online
     return row
 

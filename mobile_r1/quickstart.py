@@ -35,7 +35,7 @@ from .threads import use_threads
 
 # %% auto #0
 __all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'train_tasks_row', 'evaluate_model', 'stage_configs',
-           'make_split', 'base_path', 'run_quickstart', 'summary']
+           'make_split', 'base_path', 'run_quickstart', 'closed_line', 'summary']
 
 # %% ../nbs/13a_quickstart.ipynb #d9f48057
 @dataclass(frozen=True)
@@ -118,9 +118,10 @@ def _drop_rows(path: Path, stage: int, after: int = -1):
 
 # %% ../nbs/13a_quickstart.ipynb #01a7aa54
 def train_tasks_row(policy, name: str, cfg: QuickstartConfig) -> dict:
-    "The learning figure: online success of `policy` on the training tasks, greedy, on the evaluation's own seeds (never a training seed)."
+    """The learning figure: online success of `policy` on the training tasks, greedy, on the evaluation's own seeds (never a
+    training seed); its `online_interruptions` is the share of pop-ups met whose greedy step closed them (the expert's button), with n and interval."""
     online, _ = online_eval(policy, 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, world=cfg.world,
-                            n_episodes=cfg.train_online_episodes, seed=7, content=cfg.content)
+                            n_episodes=cfg.train_online_episodes, seed=7, content=cfg.content, kinds=True)
     return table_row(name, 'train_tasks', None, online)
 
 def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, traj_dir: Path | None = None) -> list[dict]:
@@ -239,6 +240,12 @@ def _report(out: Path):
     trajs = sorted((out / 'trajectories').iterdir()) if (out / 'trajectories').exists() else []
     write_report(out, out / 'metrics.jsonl', out / 'table.json', trajs, title='mobile_r1 quickstart')
 
+def closed_line(rows) -> str:
+    "One line: per model, the share of pop-ups its greedy train-task episodes closed, with interval and n (empty if none met)."
+    cells = [f'{r["model"]} {i["rate"]:.1f}% {list(i["ci"])} (n={i["n"]})'
+             for r in rows if r.get('split') == 'train_tasks' and (i := r.get('online_interruptions'))]
+    return f'\npop-ups closed greedily (train tasks): {"; ".join(cells)}\n' if cells else ''
+
 def summary(st: dict, out: str | Path) -> str:
     "What the run wrote and where, with the table."
     out = Path(out)
@@ -246,6 +253,6 @@ def summary(st: dict, out: str | Path) -> str:
     total = sum(st['timings'].values())
     return (f'\nmobile_r1 quickstart ({st["preset"]}): {total:.0f} s of work, peak memory {st.get("peak_rss_mib", "?")} MiB\n'
             f'format compliance after stage 1 (held-out steps): {st.get("format_compliance_stage1")}%\n\n'
-            + table_markdown(rows) +
+            + table_markdown(rows) + closed_line(rows) +
             f'\nwritten to {out}/: table.md, table.json, metrics.jsonl, trajectories/, report.html, models/\n'
             f'open {out / "report.html"} in a browser, or `mobile-r1 view {out}`\n')
