@@ -28,7 +28,8 @@ from trl import GRPOConfig, GRPOTrainer
 from .data import PromptConfig, read_dataset, step_sample
 from .metrics import MetricsCallback, MetricsLog, quiet
 from .policy import Policy, PolicyConfig, load_policy, save_policy
-from .rewards import SCALE_REWARDS, action_reward, action_reward_fn, format_reward_fn, group_advantages, step_reward
+from .rewards import (SCALE_REWARDS, action_reward, action_reward_fn, format_reward_fn, group_advantages,
+                              partial_action_reward, step_reward)
 from .env import Env, make_env, play
 from .generation import need_vllm
 from .threads import use_threads
@@ -38,8 +39,8 @@ from .shared_prompt import SharedPromptDecodeGRPOTrainer, SharedPromptGRPOTraine
 
 # %% auto #0
 __all__ = ['grpo_dataset', 'Stage2Config', 'vllm_args', 'grpo_args', 'left_padded', 'trainer_class', 'make_stage2_trainer',
-           'train_stage2', 'stage2_reward_funcs', 'sampled_correct', 'screen_states', 'recorded_turns',
-           'visited_dataset', 'env_visits']
+           'train_stage2', 'stage2_reward_funcs', 'sampled_rewards', 'sampled_correct', 'disagreeing', 'screen_states',
+           'recorded_turns', 'visited_dataset', 'env_visits']
 
 # %% ../nbs/09_stage2_grpo.ipynb #d2b915b3
 def grpo_dataset(episodes: Sequence, prompt: PromptConfig = PromptConfig()) -> Dataset:
@@ -155,7 +156,8 @@ def make_stage2_trainer(cfg: Stage2Config, log: MetricsLog | None = None, reward
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
     if cfg.screen:                                                # dynamic sampling on the recorded states, before training
-        keep, stats = screen_states(Policy(model, proc), recorded_turns(episodes), cfg.screen, cfg.prompt, cfg.temperature, 'screen/')
+        keep, stats = screen_states(Policy(model, proc), recorded_turns(episodes), cfg.screen, cfg.prompt, cfg.temperature, 'screen/',
+                                    cfg.partial_credit)
         ds = ds.select(keep or range(len(ds)))                    # none mixed: all (screen/signal_share says 0)
         if log: log.log(0, **stats)
     return quiet(Trainer(model=model, reward_funcs=reward_funcs or stage2_reward_funcs(cfg), args=grpo_args(cfg, out),
@@ -228,26 +230,38 @@ def _train_visited(cfg: Stage2Config, log, reward_funcs, on_round=None) -> tuple
     return model, proc, done
 
 # %% ../nbs/09_stage2_grpo.ipynb #s2visit02
-def sampled_correct(policy, turns: Sequence, n: int, prompt: PromptConfig = PromptConfig(), batch: int = 64,
-                    temperature: float = 1.0) -> list[int]:
-    "For each (instruction, turn with a `gold` label): how many of `n` answers sampled at `temperature` earn the action reward."
+def sampled_rewards(policy, turns: Sequence, n: int, prompt: PromptConfig = PromptConfig(), batch: int = 64,
+                    temperature: float = 1.0, partial_credit: float = 0.0) -> list[list[float]]:
+    """For each (instruction, turn with a `gold` label): the action rewards of `n` answers sampled at `temperature`
+    (with GUI-G²'s near-miss credit at weight `partial_credit`, as stage 2 then trains with it)."""
     out, per = [], max(1, batch // n)
     for b in range(0, len(turns), per):
         chunk = turns[b:b + per]
         msgs, imgs, frames = policy.prepare([(q, t.history, t.screenshot) for q, t in chunk for _ in range(n)], prompt)
         answers = policy.decode(policy.generate(msgs, imgs, temperature=temperature).texts, frames)
-        out += [sum(action_reward(a.action, t.gold[0], t.gold[1], screen=t.screenshot.size) for a in answers[j * n:(j + 1) * n])
-                for j, (_, t) in enumerate(chunk)]
-    return [int(k) for k in out]
+        out += [[partial_action_reward(a.action, t.gold[0], t.gold[1], screen=t.screenshot.size, weight=partial_credit)
+                 for a in answers[j * n:(j + 1) * n]] for j, (_, t) in enumerate(chunk)]
+    return out
+
+def sampled_correct(policy, turns: Sequence, n: int, prompt: PromptConfig = PromptConfig(), batch: int = 64,
+                    temperature: float = 1.0) -> list[int]:
+    "For each (instruction, turn with a `gold` label): how many of `n` answers sampled at `temperature` earn the action reward."
+    return [sum(r == 1 for r in rs) for rs in sampled_rewards(policy, turns, n, prompt, batch, temperature)]
+
+def disagreeing(rewards: Sequence[Sequence[float]]) -> list[int]:
+    "The indices of the groups whose rewards are not all equal: the only ones where GRPO's advantages are not all 0."
+    return [i for i, rs in enumerate(rewards) if max(rs) > min(rs)]
 
 def screen_states(policy, turns: Sequence, n: int, prompt: PromptConfig = PromptConfig(), temperature: float = 1.0,
-                  prefix: str = 'screen/') -> tuple[list[int], dict]:
+                  prefix: str = 'screen/', partial_credit: float = 0.0) -> tuple[list[int], dict]:
     """Dynamic sampling before training: the indices of the (instruction, turn) `turns` where `n` answers sampled at
-    `temperature` disagree on the action reward (a group drawn there carries signal), and the counts."""
-    k = sampled_correct(policy, turns, n, prompt, temperature=temperature)
-    keep = [i for i, x in enumerate(k) if 0 < x < n]
-    return keep, {f'{prefix}never_solved': sum(x == 0 for x in k) / len(k), f'{prefix}always_solved': sum(x == n for x in k) / len(k),
-                  f'{prefix}signal_share': len(keep) / len(k)}
+    `temperature` disagree on the action reward that training will pay (a group drawn there carries signal), and the
+    counts. With near-miss credit a state no sample solves can still disagree: a nearer miss earns more."""
+    if partial_credit: rewards = sampled_rewards(policy, turns, n, prompt, temperature=temperature, partial_credit=partial_credit)
+    else: rewards = [[1.0] * x + [0.0] * (n - x) for x in sampled_correct(policy, turns, n, prompt, temperature=temperature)]
+    hits, keep = [sum(r == 1 for r in rs) for rs in rewards], disagreeing(rewards)
+    return keep, {f'{prefix}never_solved': sum(x == 0 for x in hits) / len(hits), f'{prefix}always_solved': sum(x == n for x in hits) / len(hits),
+                  f'{prefix}signal_share': len(keep) / len(hits)}
 
 def recorded_turns(episodes: Sequence) -> list[tuple]:
     "(instruction, turn) for every recorded step, as `sampled_correct` reads them: the golden history, the screenshot, the golden action and box."
@@ -255,7 +269,7 @@ def recorded_turns(episodes: Sequence) -> list[tuple]:
             for ep in episodes for i, st in enumerate(ep.steps)]
 
 def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10, prompt: PromptConfig = PromptConfig(),
-                    screen: int = 0, temperature: float = 1.0) -> tuple[Dataset, dict]:
+                    screen: int = 0, temperature: float = 1.0, partial_credit: float = 0.0) -> tuple[Dataset, dict]:
     "GRPO rows for the states `policy` reaches (greedy) playing the (task, seed) `jobs` on `env`, labelled by its expert; plus counts."
     trajs = play(policy, env, jobs, max_turns, annotate=True, prompt=prompt)
     turns = [(tr.instruction, t) for tr in trajs for t in tr.turns if t.gold is not None]
@@ -264,7 +278,7 @@ def visited_dataset(policy, env: Env, jobs: Sequence[tuple], max_turns: int = 10
     stats = {'visit/episodes': len(trajs), 'visit/success_rate': sum(bool(t.success) for t in trajs) / len(trajs),
              'visit/states': len(turns), 'visit/wrong_rate': wrong / len(turns)}
     if screen:                 # keep the states where sampled answers disagree: the others give every answer A = 0
-        keep, s = screen_states(policy, turns, screen, prompt, temperature, 'visit/')   # as training will sample
+        keep, s = screen_states(policy, turns, screen, prompt, temperature, 'visit/', partial_credit)   # as training will sample and pay
         stats.update(s)
         turns = [turns[i] for i in keep] or turns   # none mixed: keep all (A = 0 each; visit/signal_share says 0)
     stats['visit/kept'] = len(turns)
@@ -287,4 +301,4 @@ def env_visits(policy, cfg: 'Stage2Config', round_: int = 0) -> tuple[Dataset, d
     rng.shuffle(chosen)
     jobs = [(t, rng.randrange(2 ** 31)) for t in chosen]
     torch.manual_seed(rng.randrange(2 ** 31))      # the screen samples on torch's global stream: seeded, a round draws alike in any process
-    return visited_dataset(policy, env, jobs, cfg.max_turns, cfg.prompt, cfg.screen, cfg.temperature)
+    return visited_dataset(policy, env, jobs, cfg.max_turns, cfg.prompt, cfg.screen, cfg.temperature, cfg.partial_credit)

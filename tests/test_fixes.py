@@ -236,3 +236,18 @@ def test_stage2_screens_recorded_states(tiny_model, sim_data, tmp_path, monkeypa
     assert trainer.train_dataset['gold'] == [full['gold'][i] for i in kept]
     row = read_metrics(tmp_path / 'm.jsonl')[0]
     assert abs(row['screen/signal_share'] - len(kept) / n_states) < 1e-9
+
+
+def test_screen_pays_near_miss_credit(monkeypatch):
+    "With partial_credit the screen keeps what training can learn from: a state no sample solves, where one miss lands nearer."
+    import mobile_r1.stage2 as s2
+    seen = {}
+    def fake(policy, turns, n, prompt, batch=64, temperature=1.0, partial_credit=0.0):
+        seen['w'] = partial_credit
+        return [[0, 0.3, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0], [1, 0.2, 0, 0]]
+    monkeypatch.setattr(s2, 'sampled_rewards', fake)
+    keep, stats = s2.screen_states(None, [None] * 4, 4, prefix='visit/', partial_credit=0.5)
+    assert seen['w'] == 0.5 and keep == [0, 3]
+    assert stats == {'visit/never_solved': 0.5, 'visit/always_solved': 0.25, 'visit/signal_share': 0.5}
+    monkeypatch.setattr(s2, 'sampled_correct', lambda *a, **k: [0, 4, 0, 1])     # binary: only the state with 1 of 4 hits
+    assert s2.screen_states(None, [None] * 4, 4)[0] == [3]
