@@ -245,3 +245,18 @@ def test_bench_learning_overrides():
     with pytest.raises(SystemExit, match='stage1_steps'): ov(['stage_one=3'], PRESETS['tiny'])
     with pytest.raises(SystemExit, match='KEY=VALUE'): ov(['stage1_steps'], PRESETS['tiny'])
     with pytest.raises(SystemExit, match='stage1_steps is int'): ov(['stage1_steps=many'], PRESETS['tiny'])
+
+
+def test_probe_popups_labels_each_popup(monkeypatch):
+    "The pop-up probe splits the states by the pop-up on screen; played by the expert, every ad and dialog is closed."
+    from mobile_r1.sim.expert import ExpertPolicy
+    pp = load('probe_popups')
+    monkeypatch.setattr(pp.Policy, 'load', staticmethod(lambda m: ExpertPolicy()))
+    monkeypatch.setattr(pp, 'sampled_correct', lambda pol, turns, k, temperature=1.0: [k - 1] * len(turns))
+    r = pp.probe('expert', ['Video'], popup_prob=0.9, episodes=6, k=4, temperature=1.0)
+    assert r['success'] == 6 and set(r['greedy']) <= {'ad', 'permission', 'no pop-up'} and r['greedy']['no pop-up']['rate'] == 100.0
+    met = [k for k in ('ad', 'permission') if k in r['greedy']]
+    assert met, r['greedy']
+    for k in met:
+        assert r['greedy'][k]['rate'] == 100.0 and r[k]['sampled']['rate'] == 75.0 and r[k]['pass@4']['rate'] == 100.0
+        assert r[k]['pass@4']['n'] == r['greedy'][k]['n']

@@ -8,6 +8,8 @@
         --custom more_rl --s2 max_steps=48 rounds=3 lr=3e-4 --s3 iterations=24 lr=2e-4
     ...  --custom strong_rl --s2 max_steps=80 rounds=5 lr=1e-3 --s3 iterations=40 lr=5e-4 step_aware=1.0
     ...  --custom s3_curve --s3 iterations=40 lr=5e-4 step_aware=1.0 eval_every=5 eval_episodes=128
+    python benchmarks/bench_plateau.py --steps 1200 --set data_popup_prob=0.1             # demonstrations with more pop-ups
+    mobile-r1 headroom runs/plateau/tiny-data_popup_prob=0.1-seed0/models/stage1_1200 --popup-prob 0.5 --out runs/plateau/headroom_1200_p05_dp0.1.json
     python tools/plateau_assets.py
 
 rl_at_plateau.json holds the learning rows of that run (stage 1 at 1,200 steps, evaluated with pop-ups at 0.5),
@@ -28,6 +30,8 @@ def main():
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     shutil.copy(a.plateau / 'tiny-seed0' / 'plateau.json', a.out / 'plateau.json')
+    for d in sorted(a.plateau.glob('tiny-*-seed0')):                  # a sweep point (bench_plateau --set): plateau_KEY=VALUE.json
+        if (d / 'plateau.json').exists(): shutil.copy(d / 'plateau.json', a.out / f'plateau_{d.name[len("tiny-"):-len("-seed0")]}.json')
     for f in sorted(a.plateau.glob('headroom_*.json')): shutil.copy(f, a.out / f.name)
     rows = json.loads((a.run / 'bench_rows.json').read_text())['rows']
     variants = {}
