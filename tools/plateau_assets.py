@@ -10,6 +10,9 @@
     ...  --custom s3_curve --s3 iterations=40 lr=5e-4 step_aware=1.0 eval_every=5 eval_episodes=128
     python benchmarks/bench_plateau.py --steps 1200 --set data_popup_prob=0.1             # demonstrations with more pop-ups
     mobile-r1 headroom runs/plateau/tiny-data_popup_prob=0.1-seed0/models/stage1_1200 --popup-prob 0.5 --out runs/plateau/headroom_1200_p05_dp0.1.json
+    python benchmarks/bench_variants.py ... --custom onpolicy --s2 max_steps=64 rounds=8 visit_episodes=96 lr=3e-4
+    mobile-r1 headroom RUN/variants/onpolicy/stage2 --popup-prob 0.5 --out runs/plateau/headroom_onpolicy_s2.json
+    python benchmarks/probe_popups.py RUN/models/stage1 RUN/variants/onpolicy/stage2 RUN/variants/strong_rl/stage2 --out runs/plateau/popups_plateau.json
     python tools/plateau_assets.py
 
 rl_at_plateau.json holds the learning rows of that run (stage 1 at 1,200 steps, evaluated with pop-ups at 0.5),
@@ -32,7 +35,7 @@ def main():
     shutil.copy(a.plateau / 'tiny-seed0' / 'plateau.json', a.out / 'plateau.json')
     for d in sorted(a.plateau.glob('tiny-*-seed0')):                  # a sweep point (bench_plateau --set): plateau_KEY=VALUE.json
         if (d / 'plateau.json').exists(): shutil.copy(d / 'plateau.json', a.out / f'plateau_{d.name[len("tiny-"):-len("-seed0")]}.json')
-    for f in sorted(a.plateau.glob('headroom_*.json')): shutil.copy(f, a.out / f.name)
+    for f in sorted(a.plateau.glob('headroom_*.json')) + sorted(a.plateau.glob('popups_*.json')): shutil.copy(f, a.out / f.name)
     rows = json.loads((a.run / 'bench_rows.json').read_text())['rows']
     variants = {}
     for d in sorted((a.run / 'variants').iterdir()):
