@@ -14,6 +14,10 @@
     mobile-r1 headroom RUN/variants/onpolicy/stage2 --popup-prob 0.5 --out runs/plateau/headroom_onpolicy_s2.json
     python benchmarks/probe_popups.py RUN/models/stage1 RUN/variants/onpolicy/stage2 RUN/variants/strong_rl/stage2 --out runs/plateau/popups_plateau.json
     python tools/plateau_assets.py
+    python benchmarks/bench_learning.py --seeds 1 --set stage1_steps=1200 data_popup_prob=0.1 popup_prob=0.5     # demonstrations with pop-ups at 0.1
+    python benchmarks/bench_variants.py --seeds 1 --variants '' --set stage1_steps=1200 data_popup_prob=0.1 popup_prob=0.5 --out runs/bench_learning \
+        --custom onpolicy --s2 max_steps=64 rounds=8 visit_episodes=96 lr=3e-4
+    python tools/plateau_assets.py --run runs/bench_learning/tiny-stage1_steps=1200-data_popup_prob=0.1-popup_prob=0.5-seed0 --name rl_dp01.json
 
 rl_at_plateau.json holds the learning rows of that run (stage 1 at 1,200 steps, evaluated with pop-ups at 0.5),
 the preset's RL stages, every custom variant found with the changes it made (and the greedy success its stage 3 logged
@@ -30,6 +34,7 @@ def main():
     ap.add_argument('--plateau', type=Path, default=ROOT / 'runs' / 'plateau')
     ap.add_argument('--run', type=Path, default=ROOT / 'runs' / 'bench_learning' / 'tiny-stage1_steps=1200-popup_prob=0.5-seed0')
     ap.add_argument('--out', type=Path, default=ROOT / 'nbs' / 'assets' / 'plateau')
+    ap.add_argument('--name', default='rl_at_plateau.json', help="the run's file in --out")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     shutil.copy(a.plateau / 'tiny-seed0' / 'plateau.json', a.out / 'plateau.json')
@@ -38,15 +43,19 @@ def main():
     for f in sorted(a.plateau.glob('headroom_*.json')) + sorted(a.plateau.glob('popups_*.json')): shutil.copy(f, a.out / f.name)
     rows = json.loads((a.run / 'bench_rows.json').read_text())['rows']
     variants = {}
-    for d in sorted((a.run / 'variants').iterdir()):
+    for d in sorted((a.run / 'variants').iterdir()) if (a.run / 'variants').exists() else []:
         if not (d / 'rows.json').exists(): continue
         s2 = json.loads((d / 'stage2' / 'mobile_r1.json').read_text())['config'] if (d / 'stage2').exists() else None
         s3 = json.loads((d / 'stage3' / 'mobile_r1.json').read_text())['config']
         greedy = [r for r in read_metrics(d / 'metrics.jsonl', stage=3) if 'greedy_success' in r] if (d / 'metrics.jsonl').exists() else []
-        variants[d.name] = {'rows': json.loads((d / 'rows.json').read_text()), 'stage2': s2, 'stage3': s3, 'greedy': greedy}
+        visits = [{k: r[k] for k in ('step', 'visit/success_rate', 'visit/episodes', 'visit/kept')}
+                  for r in read_metrics(d / 'metrics.jsonl', stage=2) if 'visit/success_rate' in r] if (d / 'metrics.jsonl').exists() else []
+        variants[d.name] = {'rows': json.loads((d / 'rows.json').read_text()), 'stage2': s2, 'stage3': s3, 'greedy': greedy, 'visits': visits}
     st = json.loads((a.run / 'quickstart.json').read_text())
-    res = {'config': st['config'], 'timings': st['timings'], 'rows': rows, 'variants': variants}
-    (a.out / 'rl_at_plateau.json').write_text(json.dumps(res, indent=1))
+    visits = [{k: r[k] for k in ('step', 'visit/success_rate', 'visit/episodes', 'visit/kept')}
+              for r in read_metrics(a.run / 'metrics.jsonl', stage=2) if 'visit/success_rate' in r]     # the preset's stage 2, round by round
+    res = {'config': st['config'], 'timings': st['timings'], 'rows': rows, 'visits': visits, 'variants': variants}
+    (a.out / a.name).write_text(json.dumps(res, indent=1))
     print('wrote', a.out, '| variants:', ', '.join(variants) or 'none')
 
 
