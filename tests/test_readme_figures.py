@@ -34,3 +34,19 @@ def test_the_plateau_paragraph_quotes_its_assets():
     errs = [rl['rows'][0]['online_format_errors']] + [rl['variants'][v]['rows'][1]['online_format_errors'] for v in ('more_rl', 'strong_rl')]
     assert f"from {errs[0]} to {errs[1]} and {errs[2]}" in p
     assert rl['config']['stage1_steps'] == 1200 and rl['config']['popup_prob'] == 0.5 and rl['config']['seed'] == 0
+
+
+def test_the_rl_lift_paragraph_quotes_its_assets():
+    p = paragraph('**RL lifts where the demonstrations show pop-ups sometimes.**')
+    pp = json.loads((ASSETS / 'plateau' / 'popups_plateau.json').read_text())['results'][0]
+    assert f"sampled the ad's × at {pp['ad']['pass@8']['rate']:.1f}% of ad states" in p
+    row = json.loads((ASSETS / 'plateau' / 'plateau_data_popup_prob=0.1.json').read_text())['rows'][0]
+    assert row['steps'] == 1200 and f"still won {row['quiet']['online_success']:.1f}% of quiet episodes" in p
+    h = json.loads((ASSETS / 'plateau' / 'headroom_1200_p05_dp0.1.json').read_text())['screens']['interruption']
+    assert f"closed {h['pass@8']['rate']:.1f}% of the interruptions it met, against {h['greedy']['rate']:.1f}% greedily" in p
+    rl = json.loads((ASSETS / 'plateau' / 'rl_dp01.json').read_text())
+    s1, s2, s3, control = (f"{r['online_success']:.2f}" for r in rl['rows'])
+    on2, on3 = (f"{r['online_success']:.2f}" for r in rl['variants']['onpolicy']['rows'])
+    assert f"from {s1} to {on2}" in p and f"held it at {on3}" in p and f"smaller stage 2 gave {s2}" in p and f"reached {control}" in p
+    assert f"{sum(rl['timings'].values()):.0f} s of work" in p
+    assert rl['config']['data_popup_prob'] == 0.1 and rl['config']['seed'] == 0 and rl['variants']['onpolicy']['stage2']['rounds'] == 8
