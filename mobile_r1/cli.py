@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse, importlib, json, sys
 from pathlib import Path
 from . import __version__
+from .threads import end_process_group
 from fastcore.imports import in_ipython
 
 # %% auto #0
@@ -415,5 +416,6 @@ def main(argv=None) -> int:
         if os.environ.get('MOBILE_R1_DEBUG'): raise
         print(f'mobile-r1 {args.command}: {e}', file=sys.stderr)
         return 2
+    finally: end_process_group()                                   # on N processes: gloo's threads end before exit (15a_threads)
 
 if __name__ == '__main__' and not in_ipython(): sys.exit(main())   # python -m mobile_r1.cli (how torchrun and accelerate launch start it)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['ENV', 'WAIT_POLICY', 'prefer_passive_wait', 'cpu_cores', 'local_processes', 'busy_cores', 'choose_threads',
-           'use_threads']
+           'use_threads', 'end_process_group']
 
 # %% ../nbs/15a_threads.ipynb #thr00007
 ENV = 'MOBILE_R1_THREADS'          # a count, or 'torch' (torch's own choice); the CLI's --threads sets it
@@ -107,3 +107,11 @@ def use_threads(requested: str | int | None = None, say=None) -> int:
                 f'mobile_r1 threads: {_CHOSEN[key]} per process ({why}); OpenMP wait policy {WAIT_POLICY}; '
                 f'fix it with --threads N or {ENV}=N')
     return _CHOSEN[key]
+
+# %% ../nbs/15a_threads.ipynb #885751a5
+def end_process_group() -> bool:
+    "Close torch.distributed's default process group if this process holds one (call it last); True if it closed one."
+    import torch.distributed as dist
+    if not (dist.is_available() and dist.is_initialized()): return False
+    dist.destroy_process_group()                # local: no barrier, so a process that failed does not wait for the others
+    return True

@@ -10,6 +10,7 @@ from pathlib import Path
 from mobile_r1.judge import RuleJudge
 from mobile_r1.metrics import MetricsLog
 from mobile_r1.stage3 import Stage3Config, train_stage3
+from mobile_r1.threads import end_process_group
 
 
 class DyingJudge(RuleJudge):
@@ -32,4 +33,5 @@ if mode == 'vllm':
     client, main = LoopbackClient(sys.argv[4]), os.environ.get('RANK', '0') == '0'
     if main: client.init_communicator()                    # process 0 opens the weight transfer, as TRL does
     engine = ServerEngine(client, image_token_id=int(sys.argv[5]), main=main)
-train_stage3(cfg, MetricsLog(Path(out) / 'metrics.jsonl', stage=3), judge=DyingJudge() if mode == 'crash' else None, engine=engine)
+try: train_stage3(cfg, MetricsLog(Path(out) / 'metrics.jsonl', stage=3), judge=DyingJudge() if mode == 'crash' else None, engine=engine)
+finally: end_process_group()                     # gloo's threads end before exit, not in the interpreter's teardown

@@ -14,6 +14,7 @@ from mobile_r1.rewards import group_advantages
 from mobile_r1.rollout import load_trajectories
 from mobile_r1.grpo import trajectory_turn_advantages
 from mobile_r1.stage3 import Stage3Config, _total, _update, split_groups
+from mobile_r1.threads import end_process_group
 
 model_dir, rollouts, out = sys.argv[1:4]
 G = 2
@@ -38,3 +39,4 @@ if acc.is_main_process:
     torch.save({n: (p.detach() - before[n]).cpu() for n, p in acc.unwrap_model(model).named_parameters() if p.requires_grad}, out)
     print(f'{acc.num_processes} process(es): groups of process 0 {mine}, {n_turns} turns in all', flush=True)
 acc.wait_for_everyone()
+end_process_group()                               # gloo's threads end before exit, not in the interpreter's teardown
