@@ -108,7 +108,7 @@ def use_threads(requested: str | int | None = None, say=None) -> int:
                 f'fix it with --threads N or {ENV}=N')
     return _CHOSEN[key]
 
-# %% ../nbs/15a_threads.ipynb #885751a5
+# %% ../nbs/15a_threads.ipynb #ac741681
 def end_process_group() -> bool:
     "Close torch.distributed's default process group if this process holds one (call it last); True if it closed one."
     import torch.distributed as dist
