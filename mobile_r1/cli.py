@@ -4,7 +4,7 @@ r"""One entry point for the main job and the tools: `quickstart`, `pretrain`, `t
 
 | command | what it does |
 |---|---|
-| `quickstart [--out DIR] [--preset tiny\|busy\|full\|course\|smoke]` | the whole method on CPU: tiny model, SimPhone data, stages 1-3, evaluation after each, table and report |
+| `quickstart [--out DIR] [--preset tiny\|busy\|popups\|full\|course\|smoke]` | the whole method on CPU: tiny model, SimPhone data, stages 1-3, evaluation after each, table and report |
 | `train --stage N --base MODEL --out DIR [--steps N] [--set KEY=VALUE ...]` | one stage from a given model (stage 1 and 2 on a Mobile-R1-format folder, stage 3 on SimPhone or phones over adb); `--set` sets any field of the stage's config |
 | `eval --model MODEL [--split ...] [--out DIR]` | the static benchmark and online success of one model, added to `DIR/table.md` |
 | `view DIR` | write (or rewrite) `DIR/report.html` from a run's metrics, table and trajectories |
@@ -193,10 +193,10 @@ def _add_quickstart(sub):
                    "'shipped' (the package's phone base, built by `mobile-r1 pretrain`) or a base folder")
     q.add_argument('--content', default=None, choices=['fixed', 'procedural'],
                    help="SimPhone's titles: 'fixed' (the presets' default) or 'procedural' (drawn per episode, so reading pays)")
-    q.add_argument('--preset', default='tiny', choices=['tiny', 'busy', 'full', 'course', 'smoke'],
+    q.add_argument('--preset', default='tiny', choices=['tiny', 'busy', 'popups', 'full', 'course', 'smoke'],
                    help="'tiny': the CPU quickstart, about ten minutes; 'busy': where stage 3 matters (phones that interrupt "
                         "often, pop-ups at 0.5; stage 2 on recorded steps as in the paper; 40 stage-3 iterations), about eighteen "
-                        "minutes; 'full': stage 1 about 3x longer, about half an hour; 'course': the small run the tutorials share, about four minutes; 'smoke': seconds, checks the plumbing only")
+                        "minutes; 'popups': where RL has something to teach (demonstrations with pop-ups at 0.1, stage 1 to its plateau, 8 on-policy stage-2 rounds), about 25 minutes; 'full': stage 1 about 3x longer, about half an hour; 'course': the small run the tutorials share, about four minutes; 'smoke': seconds, checks the plumbing only")
     _add_threads(q)
     q.set_defaults(func=cmd_quickstart)
 
