@@ -85,7 +85,9 @@ def test_bench_learning_step_aware_and_its_assets(tmp_path):
     run = tmp_path / 'smoke-seed0'
     rows = json.loads((run / 'bench_rows.json').read_text())['rows']
     assert [x['model'] for x in rows][:4] == ['Stage 1', 'Stage 1+2', 'Stage 1+2+3', 'Stage 1+2+3, step-aware λ = 1']
-    assert rows[-1]['model'].startswith('Stage 1, longer') and all(x['online_episodes'] == 4 for x in rows)
+    assert [x.get('control') for x in rows[-2:]] == ['longer', 'continued'] and all(x['online_episodes'] == 4 for x in rows)
+    assert rows[-2]['model'].startswith('Stage 1, longer') and rows[-1]['model'].startswith('Stage 1, continued')
+    assert (run / 'models' / 'stage1_continued' / 'mobile_r1.json').exists() and (run / 'metrics_continued.jsonl').exists()
     assert (run / 'metrics_step_aware1.jsonl').exists() and 'step-aware λ = 1 minus Stage 1+2' in r.stdout
     out = tmp_path / 'assets'
     cmd = [sys.executable, str(ROOT / 'tools' / 'real_run_assets.py'), str(run), '--out', str(out),
@@ -235,6 +237,18 @@ def test_bench_plateau_smoke(tmp_path):
     assert r2.returncode == 0 and 'steps' not in r2.stdout.split('by step budget')[0], r2.stdout[-2000:]   # nothing trained again
     bad = subprocess.run(cmd[:-1] + ['pop_prob=0.2'], capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode != 0 and 'KEY one of' in bad.stderr and 'popup_prob' in bad.stderr, bad.stderr[-2000:]
+
+def test_the_paired_control_continues_the_longer_plan():
+    "The continued control starts where the schedule planned over all the steps stands at stage 1's end (transformers' cosine)."
+    import torch
+    from transformers import get_cosine_schedule_with_warmup
+    lr = load('bench_learning').cosine_lr
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=4e-3)
+    sched = get_cosine_schedule_with_warmup(opt, num_warmup_steps=84, num_training_steps=1663)   # ceil(0.05 x 1663)
+    for _ in range(1200): opt.step(); sched.step()
+    assert abs(lr(4e-3, 1200, 1663, 0.05) - sched.get_last_lr()[0]) < 1e-12
+    assert lr(4e-3, 0, 100, 0.05) == 0.0 and lr(4e-3, 5, 100, 0.05) == 4e-3 and lr(4e-3, 100, 100, 0.05) == 0.0
+
 
 def test_bench_learning_overrides():
     "`--set KEY=VALUE` reads QuickstartConfig fields as their types and refuses a field that does not exist, naming the fields."
