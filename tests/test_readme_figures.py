@@ -26,7 +26,7 @@ def test_the_plateau_paragraph_quotes_its_assets():
     h = json.loads((ASSETS / 'plateau' / 'headroom_1200_p05.json').read_text())['screens']['interruption']
     assert f"closed {h['greedy']['rate']:.1f}% of them greedily and {h['pass@8']['rate']:.1f}% with one of 8 samples (n = {h['greedy']['n']}" in p
     rl = json.loads((ASSETS / 'plateau' / 'rl_at_plateau.json').read_text())
-    s1, s2, s3, control = (f"{r['online_success']:.2f}" for r in rl['rows'])
+    s1, s2, s3, control = (f"{r['online_success']:.2f}" for r in rl['rows'] if r.get('control') != 'continued')
     assert f"{s1} after stage 1, {s2} after stage 2 and {s3} after stage 3 with the preset's budgets" in p
     more, most = ([f"{r['online_success']:.2f}" for r in rl['variants'][v]['rows']] for v in ('more_rl', 'strong_rl'))
     assert f"{more[0]} and {more[1]} with larger ones, {most[0]} and {most[1]} with larger still" in p
@@ -37,16 +37,26 @@ def test_the_plateau_paragraph_quotes_its_assets():
 
 
 def test_the_rl_lift_paragraph_quotes_its_assets():
-    p = paragraph('**RL lifts where the demonstrations show pop-ups sometimes.**')
+    p = paragraph('**RL lifts where the demonstrations show pop-ups sometimes, and stage 1 decides how far.**')
     pp = json.loads((ASSETS / 'plateau' / 'popups_plateau.json').read_text())['results'][0]
     assert f"sampled the ad's × at {pp['ad']['pass@8']['rate']:.1f}% of ad states" in p
     row = json.loads((ASSETS / 'plateau' / 'plateau_data_popup_prob=0.1.json').read_text())['rows'][0]
     assert row['steps'] == 1200 and f"still won {row['quiet']['online_success']:.1f}% of quiet episodes" in p
     h = json.loads((ASSETS / 'plateau' / 'headroom_1200_p05_dp0.1.json').read_text())['screens']['interruption']
     assert f"closed {h['pass@8']['rate']:.1f}% of the interruptions it met, against {h['greedy']['rate']:.1f}% greedily" in p
-    rl = json.loads((ASSETS / 'plateau' / 'rl_dp01.json').read_text())
-    s1, s2, s3, control = (f"{r['online_success']:.2f}" for r in rl['rows'])
-    on2, on3 = (f"{r['online_success']:.2f}" for r in rl['variants']['onpolicy']['rows'])
-    assert f"from {s1} to {on2}" in p and f"held it at {on3}" in p and f"smaller stage 2 gave {s2}" in p and f"reached {control}" in p
-    assert f"{sum(rl['timings'].values()):.0f} s of work" in p
-    assert rl['config']['data_popup_prob'] == 0.1 and rl['config']['seed'] == 0 and rl['variants']['onpolicy']['stage2']['rounds'] == 8
+    runs = [json.loads((ASSETS / 'plateau' / f"rl_dp01{'' if s == 0 else f'_seed{s}'}.json").read_text()) for s in (0, 1, 2)]
+    assert [r['config']['seed'] for r in runs] == [0, 1, 2] and all(r['config']['data_popup_prob'] == 0.1 for r in runs)
+    assert all(r['variants']['onpolicy']['stage2']['rounds'] == 8 for r in runs)
+    s1 = [r['rows'][0] for r in runs]
+    on2, on3 = ([r['variants']['onpolicy']['rows'][k] for r in runs] for k in (0, 1))
+    closed = ', '.join(f"{a['online_interruptions']['rate']:.1f} → {b['online_interruptions']['rate']:.1f}" for a, b in zip(s1, on2))
+    assert f"on every seed ({closed})" in p
+    pct = lambda r: f"{r['online_success']:.2f}"
+    assert f"success from {pct(s1[0])} to {pct(on2[0])}, from {pct(s1[1])} to {pct(on2[1])} and from {pct(s1[2])} to {pct(on2[2])}" in p
+    assert f"added nothing ({', '.join(map(pct, on3))})" in p
+    apart = [b['online_ci'][0] > a['online_ci'][1] for a, b in zip(s1, on2)]
+    assert apart == [True, False, False] and 'beyond both intervals on seed 0 only' in p
+    cont = [next(x for x in r['rows'] if x.get('control') == 'continued') for r in runs]
+    assert f"gave {pct(cont[0])}, {pct(cont[1])} and {pct(cont[2])}" in p
+    lo, hi = min(x['online_success'] for x in s1), max(x['online_success'] for x in s1)
+    assert f"({lo:.0f} to {hi:.0f} over three seeds)" in p

@@ -18,6 +18,8 @@
     python benchmarks/bench_variants.py --seeds 1 --variants '' --set stage1_steps=1200 data_popup_prob=0.1 popup_prob=0.5 --out runs/bench_learning \
         --custom onpolicy --s2 max_steps=64 rounds=8 visit_episodes=96 lr=3e-4
     python tools/plateau_assets.py --run runs/bench_learning/tiny-stage1_steps=1200-data_popup_prob=0.1-popup_prob=0.5-seed0 --name rl_dp01.json
+    # the same two benchmarks with --seeds 3 (seed 0 resumes; both controls per seed), then per seed N in 1, 2:
+    python tools/plateau_assets.py --run runs/bench_learning/tiny-stage1_steps=1200-data_popup_prob=0.1-popup_prob=0.5-seedN --name rl_dp01_seedN.json
 
 rl_at_plateau.json holds the learning rows of that run (stage 1 at 1,200 steps, evaluated with pop-ups at 0.5),
 the preset's RL stages, every custom variant found with the changes it made (and the greedy success its stage 3 logged
@@ -54,7 +56,8 @@ def main():
     st = json.loads((a.run / 'quickstart.json').read_text())
     visits = [{k: r[k] for k in ('step', 'visit/success_rate', 'visit/episodes', 'visit/kept')}
               for r in read_metrics(a.run / 'metrics.jsonl', stage=2) if 'visit/success_rate' in r]     # the preset's stage 2, round by round
-    res = {'config': st['config'], 'timings': st['timings'], 'rows': rows, 'visits': visits, 'variants': variants}
+    res = {'config': st['config'], 'timings': st['timings'], 'format_compliance_stage1': st.get('format_compliance_stage1'),
+           'rows': rows, 'visits': visits, 'variants': variants}
     (a.out / a.name).write_text(json.dumps(res, indent=1))
     print('wrote', a.out, '| variants:', ', '.join(variants) or 'none')
 
