@@ -60,3 +60,12 @@ def test_the_rl_lift_paragraph_quotes_its_assets():
     assert f"gave {pct(cont[0])}, {pct(cont[1])} and {pct(cont[2])}" in p
     lo, hi = min(x['online_success'] for x in s1), max(x['online_success'] for x in s1)
     assert f"({lo:.0f} to {hi:.0f} over three seeds)" in p
+
+
+def test_tutorial_one_reads_the_runs_the_notebooks_quote():
+    "tutorials/assets are written by tools/tutorial_assets.py from nbs/assets: a new run there fails here until they are rewritten."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('tutorial_assets', ROOT / 'tools' / 'tutorial_assets.py')
+    tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
+    for name, made in (('tiny_seed0', tool.tiny()), ('popups_seed0', tool.popups())):
+        assert json.loads((ROOT / 'tutorials' / 'assets' / f'{name}.json').read_text()) == made, f'run python tools/tutorial_assets.py ({name})'
