@@ -194,7 +194,7 @@ def _add_quickstart(sub):
     q.add_argument('--content', default=None, choices=['fixed', 'procedural'],
                    help="SimPhone's titles: 'fixed' (the presets' default) or 'procedural' (drawn per episode, so reading pays)")
     q.add_argument('--preset', default='tiny', choices=['tiny', 'busy', 'popups', 'full', 'course', 'smoke'],
-                   help="'tiny': the CPU quickstart, about ten minutes; 'busy': where stage 3 matters (phones that interrupt "
+                   help="'tiny': the CPU quickstart, about seven minutes; 'busy': built for stage 3 (phones that interrupt "
                         "often, pop-ups at 0.5; stage 2 on recorded steps as in the paper; 40 stage-3 iterations), about eighteen "
                         "minutes; 'popups': where RL has something to teach (demonstrations with pop-ups at 0.1, stage 1 to its plateau, 8 on-policy stage-2 rounds), about 25 minutes; 'full': stage 1 about 3x longer, about half an hour; 'course': the small run the tutorials share, about four minutes; 'smoke': seconds, checks the plumbing only")
     _add_threads(q)

@@ -1,7 +1,8 @@
 """Copy what the notebooks show of a real run into `nbs/assets/<out>/`: the metric rows (every `metrics*.jsonl`), the
 results table, and one episode (the same task and seed) played by each of the run's models in `--models`.
 
-    python tools/real_run_assets.py runs/bench_learning/tiny-seed0      # a finished quickstart (or bench_learning) run
+    python tools/real_run_assets.py runs/quickstart                             # `mobile-r1 quickstart` (13a)
+    python tools/real_run_assets.py runs/popups-seed0 --out popups_run          # `... --preset popups` (08, 09, 10)
     python tools/real_run_assets.py runs/bench_learning/busy-seed0 --out busy_run --models stage2 stage3_step_aware1
 
 The episode is taken from the evaluation's own seed stream (`online_eval(..., seed=7)`, as the train-task row), never
