@@ -69,3 +69,31 @@ def test_tutorial_one_reads_the_runs_the_notebooks_quote():
     tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
     for name, made in (('tiny_seed0', tool.tiny()), ('popups_seed0', tool.popups())):
         assert json.loads((ROOT / 'tutorials' / 'assets' / f'{name}.json').read_text()) == made, f'run python tools/tutorial_assets.py ({name})'
+
+
+def _mean_sd(name: str, variant: str, stages: str) -> str:
+    "Mean ± sd over the seeds of one row of a bench_variants asset (nbs/assets/<name>/variants.json), as the README writes it."
+    import statistics
+    R = json.loads((ASSETS / name / 'variants.json').read_text())
+    xs = [next(r for r in R['seeds'][s]['rows'] if (r['variant'], r['stages']) == (variant, stages))['online_success'] for s in sorted(R['seeds'])]
+    assert len(xs) == 3 and all(r['online_episodes'] == 128 for s in R['seeds'] for r in R['seeds'][s]['rows'])
+    return f'{statistics.mean(xs):.1f} ± {statistics.stdev(xs):.1f}'
+
+
+def test_the_benchmark_headlines_quote_their_assets():
+    "The tiny, busy and full headlines (10a's three-seed benchmarks) and the timed default quickstart."
+    text = ' '.join((ROOT / 'README.md').read_text(encoding='utf-8').split())
+    m = lambda *a: _mean_sd(*a)
+    assert (f"train-task success **{m('variants', 'stage 1', '1')} after stage 1, {m('variants', 'preset (tiny)', '2')} after stage 2 and "
+            f"{m('variants', 'preset (tiny)', '2+3')} after stage 3**") in text
+    assert f"stage 1 continued for stage 2's wall time gave {m('variants', 'stage 1 continued', '1')}." in text
+    assert (f"gave **{m('variants_busy', 'stage 1', '1')} after stage 1, {m('variants_busy', 'preset (busy)', '2')} after stage 2, and after "
+            f"stage 3 {m('variants_busy', 'preset (busy)', '2+3')} with trajectory-level credit, {m('variants_busy', 'gigpo', '2+3')} with GiGPO "
+            f"and {m('variants_busy', 'step_aware', '2+3')} with our step-aware rule**") in text
+    assert (f"gave **{m('variants_full', 'stage 1', '1')} after stage 1, {m('variants_full', 'preset (full)', '2')} after stage 2 and "
+            f"{m('variants_full', 'preset (full)', '2+3')} after stage 3**") in text
+    import re, statistics
+    clock = [int(a) * 60 + float(b) for a, b in re.findall(r'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\d+):([\d.]+)',
+                                                            (ASSETS / 'tiny_today' / 'time.txt').read_text())]
+    mmss = lambda s: f'{int(round(s)) // 60} min {int(round(s)) % 60} s'
+    assert len(clock) == 3 and f'took {mmss(min(clock))} to {mmss(max(clock))} over three runs (median {mmss(statistics.median(clock))})' in text
