@@ -97,3 +97,15 @@ def test_the_benchmark_headlines_quote_their_assets():
                                                             (ASSETS / 'tiny_today' / 'time.txt').read_text())]
     mmss = lambda s: f'{int(round(s)) // 60} min {int(round(s)) % 60} s'
     assert len(clock) == 3 and f'took {mmss(min(clock))} to {mmss(max(clock))} over three runs (median {mmss(statistics.median(clock))})' in text
+
+
+def test_the_quickstart_and_its_stage_one_draws_quote_their_assets():
+    text = ' '.join((ROOT / 'README.md').read_text(encoding='utf-8').split())
+    q = json.loads((ASSETS / 'tiny_today' / 'quickstart.json').read_text())
+    s = [f"{r['online_success']:.2f}" for k in sorted(q['rows']) for r in q['rows'][k] if r['split'] == 'train_tasks']
+    one = json.loads((ASSETS / 'plateau' / 'plateau_threads=1.json').read_text())['rows'][0]
+    bench = json.loads((ASSETS / 'variants' / 'variants.json').read_text())['seeds']['0']['rows'][0]
+    assert bench['variant'] == 'stage 1' and one['steps'] == q['config']['stage1_steps'] == 600
+    assert (f"`mobile-r1 quickstart` itself gives seed 0 {s[0]} → {s[1]} → {s[2]} (three runs, the same to the episode)" in text and
+            f"earlier version ({bench['online_success']:.2f} on seed 0), and the same stage 1 with one thread instead of two gives "
+            f"{one['preset_phones']['online_success']:.2f}." in text)

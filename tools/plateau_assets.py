@@ -20,6 +20,8 @@
     python tools/plateau_assets.py --run runs/bench_learning/tiny-stage1_steps=1200-data_popup_prob=0.1-popup_prob=0.5-seed0 --name rl_dp01.json
     # the same two benchmarks with --seeds 3 (seed 0 resumes; both controls per seed), then per seed N in 1, 2:
     python tools/plateau_assets.py --run runs/bench_learning/tiny-stage1_steps=1200-data_popup_prob=0.1-popup_prob=0.5-seedN --name rl_dp01_seedN.json
+    # the same 600-step stage 1 with one thread instead of two (copied by hand: cp runs/plateau_t1/tiny-seed0/plateau.json 'plateau_threads=1.json')
+    MOBILE_R1_THREADS=1 python benchmarks/bench_plateau.py --steps 600 --out runs/plateau_t1
 
 rl_at_plateau.json holds the learning rows of that run (stage 1 at 1,200 steps, evaluated with pop-ups at 0.5),
 the preset's RL stages, every custom variant found with the changes it made (and the greedy success its stage 3 logged
