@@ -4,7 +4,7 @@ split its answers by step kind (`mobile_r1.pretrain.grounding_by_kind`) on fresh
 (data seed 7).
 
     python benchmarks/bench_title_probe.py BASE --name NAME [--only title|all] [--lr 1e-3] [--minutes 2.6]
-        [--data runs/probe/data] [--episodes 4000] [--test-episodes 120] [--out runs/probe]
+        [--freeze-vision] [--data runs/probe/data] [--episodes 4000] [--test-episodes 120] [--out runs/probe]
 
 Writes OUT/probe_NAME.json. Sized for a GPU (batch 64, 4 loader workers); on 2 CPU cores use a longer budget."""
 import argparse, json, time
@@ -24,13 +24,15 @@ def main():
     ap.add_argument('--lr', type=float, default=1e-3); ap.add_argument('--minutes', type=float, default=2.6)
     ap.add_argument('--data', default='runs/probe/data'); ap.add_argument('--episodes', type=int, default=4000)
     ap.add_argument('--test-episodes', type=int, default=120); ap.add_argument('--out', default='runs/probe')
+    ap.add_argument('--freeze-vision', action=argparse.BooleanOptionalAction, default=False,
+                    help='keep the vision tower fixed (the first probes did, by PolicyConfig\'s default); stage 1 trains it')
     a = ap.parse_args()
     t0, out = time.time(), Path(a.out); out.mkdir(parents=True, exist_ok=True)
     if not (Path(a.data) / 'data.jsonl').exists(): pretrain_data(PretrainConfig(episodes=a.episodes, workers=12), a.data)
     test_dir = out / 'test'
     if not (test_dir / 'data.jsonl').exists(): pretrain_data(PretrainConfig(episodes=a.test_episodes, workers=4, seed=7), test_dir)
     eps = read_dataset(a.data)
-    model, proc = load_policy(PolicyConfig(model=a.base))
+    model, proc = load_policy(PolicyConfig(model=a.base, freeze_vision=a.freeze_vision))
     size = proc.image_processor.size
     prompt = PromptConfig(max_pixels=size.longest_edge, min_pixels=size.shortest_edge)
     rows = [sft_sample(e, i, prompt, lazy=True) for e in eps for i in range(len(e.steps)) if a.only == 'all' or step_kind(e.steps[i]) == 'title']
@@ -40,7 +42,7 @@ def main():
                     processing_class=proc, callbacks=[TimeLimit(a.minutes)])
     tr.train()
     kinds = grounding_by_kind(Policy(tr.model.eval(), proc), read_dataset(test_dir))
-    res = {'name': a.name, 'base': a.base, 'only': a.only, 'lr': a.lr, 'rows': len(rows), 'steps': tr.state.global_step,
+    res = {'name': a.name, 'base': a.base, 'only': a.only, 'freeze_vision': a.freeze_vision, 'lr': a.lr, 'rows': len(rows), 'steps': tr.state.global_step,
            'loss': [h['loss'] for h in tr.state.log_history if 'loss' in h][::4], 'kinds': kinds, 'wall_s': round(time.time() - t0)}
     (out / f'probe_{a.name}.json').write_text(json.dumps(res, indent=1))
     print(a.name, res['steps'], {k: (v['n'], v['correct'], v['names']) for k, v in kinds.items()}, flush=True)

@@ -274,3 +274,15 @@ def test_probe_popups_labels_each_popup(monkeypatch):
     for k in met:
         assert r['greedy'][k]['rate'] == 100.0 and r[k]['sampled']['rate'] == 75.0 and r[k]['pass@4']['rate'] == 100.0
         assert r[k]['pass@4']['n'] == r['greedy'][k]['n']
+
+
+@pytest.mark.parametrize('task', ['mark', 'markread', 'solo'])
+def test_bench_reading_probe_smoke(tmp_path, task):
+    "Each probe trains and scores at toy size; a tap probe scores taps, a reading probe readings, each in [0, 100]."
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_probe.py'), '--task', task, '--steps', '2', '--eval-every', '2',
+           '--screens', '6', '--test-screens', '4', '--bs', '2', '--spec', '64,1,2,1,32,1', '--title-px', '20', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / f'{task}.json').read_text())
+    assert res['args']['task'] == task and res['test'] >= 3 and [x['step'] for x in res['log']] == [2]
+    assert 0 <= res['log'][0]['score'] <= 100 and res['log'][0]['loss'] > 0

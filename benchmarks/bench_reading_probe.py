@@ -1,0 +1,170 @@
+"""What does reading need? Small probes that split finding a title on a screen into its parts, each trained from
+random weights on one kind of single-step question about SimPhone's procedural Video feed, then scored greedily on
+screens of fresh seeds (192 by default).
+
+Tasks (`--task`):
+- `mark`: one row's thumbnail is painted red, the others grey; "Tap "the red row"." Finding a place, no reading.
+- `title`: "Tap "Golden Cats"." on the feed as it is: finding the row a title names (the step stage 1 fails on).
+- `markread`: the red row as in `mark`; "Read the red row." → its title. Reading one marked row.
+- `read`: "Read the titles." → every visible title, top to bottom.
+- `solo`: one title alone on a blank screen at a random place; "Read the screen." → the title. Reading, nothing else.
+
+Knobs: `--spec` (text hidden, text layers, heads, kv heads, vision hidden, vision depth: the tiny model is
+128,2,4,2,64,2), `--max-pixels` (image budget; 234416 keeps 364 × 644), `--title-px` (the rows' title font, 15 as
+SimPhone draws it). The answer is short: "[x, y]" in the model's frame for a tap, the text for a reading. Prompts
+are a bare user turn (no system prompt, no history), so a step is cheap.
+
+    python benchmarks/bench_reading_probe.py --task title [--spec 128,2,4,2,64,2] [--steps 1500] [--bs 16]
+        [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--name NAME] [--out runs/reading_probe]
+
+Writes OUT/NAME.json (the arguments and, every `--eval-every` steps, the training loss and the score: % of taps
+inside the named row, or % of titles read exactly). On 2 CPU cores a step of 16 takes about half a second at the
+default budget, with a second probe beside it on the other core."""
+import argparse, json, random, time
+from pathlib import Path
+import torch
+from PIL import Image, ImageDraw
+from transformers import AutoModelForImageTextToText
+import mobile_r1.sim.render as R
+from mobile_r1.data import model_frame
+from mobile_r1.decode import encode, sample
+from mobile_r1.policy import TINY_SIZES, load_processor, tiny_qwen_vl
+from mobile_r1.sim.expert import expert_action
+from mobile_r1.sim.generate import sim_corpus
+from mobile_r1.sim.phone import SimPhone, scene
+from mobile_r1.sim.tasks import task_list
+
+TASKS = ('mark', 'title', 'markread', 'read', 'solo')
+READS = ('markread', 'read', 'solo')
+PROMPTS = {'markread': 'Read the red row.', 'read': 'Read the titles.', 'solo': 'Read the screen.'}
+
+
+def args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--task', choices=TASKS, default='title')
+    ap.add_argument('--spec', default='128,2,4,2,64,2', help='text hidden, text layers, heads, kv heads, vision hidden, vision depth')
+    ap.add_argument('--steps', type=int, default=1500); ap.add_argument('--bs', type=int, default=16)
+    ap.add_argument('--lr', type=float, default=1e-3); ap.add_argument('--screens', type=int, default=1500)
+    ap.add_argument('--max-pixels', type=int, default=114 * 28 * 28); ap.add_argument('--title-px', type=int, default=15)
+    ap.add_argument('--eval-every', type=int, default=250); ap.add_argument('--test-screens', type=int, default=192); ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
+    a = ap.parse_args(argv)
+    a.name = a.name or a.task
+    return a
+
+
+def big_titles(px: int):
+    "Draw list rows with a `px` title font (the views line moves down and shrinks); SimPhone draws 15."
+    old = R._line
+    def _line(p, it, surf, fg, sub, div, acc):
+        if it.kind != 'row': return old(p, it, surf, fg, sub, div, acc)
+        x1, y1, x2, y2 = it.box
+        p.rect(it.box, surf); p.line([(76, y2 - 1), (R.BASE_W, y2 - 1)], div, 1)
+        p.rect((14, y1 + 9, 60, y2 - 9), R.rgb(it.hue, 0.6), r=8)
+        p.text((74, y1 + 24), it.label, px, fg, width=270)
+        if it.sub: p.text((74, y1 + 52), it.sub, 10, sub, width=240)
+    R._line = _line
+
+
+def screens(task: str, n: int, seed0: int, title_px: int) -> list:
+    "`n` feed screens of fresh procedural episodes: (image, [(title or 'the red row', box), ...]) per screen."
+    ts = [t for t in task_list('train', content='procedural') if t.id.startswith('Video/like_video')]
+    ph, res = SimPhone(), []
+    for s in range(n):
+        obs, _ = ph.reset(ts[s % len(ts)], seed=seed0 + s)
+        obs, *_ = ph.step(expert_action(ph, ts[0]).action)          # open Video: its feed
+        rows = [(t.label, t.box) for t in scene(ph)[1] if t.id.startswith('row:')]
+        if not rows: continue                                        # an episode whose first screen is not the home screen
+        img, r = obs['screenshot'].convert('RGB'), random.Random(seed0 + s)
+        if task in ('mark', 'markread'):
+            d, k = ImageDraw.Draw(img), r.randrange(len(rows))
+            for j, (_, b) in enumerate(rows):
+                d.rectangle((b[0] + 14, b[1] + 10, b[0] + 58, b[3] - 10), fill=(220, 30, 30) if j == k else (128, 128, 128))
+            rows = [('the red row', b) if task == 'mark' else (t, b) for j, (t, b) in enumerate(rows) if j == k]
+        if task == 'solo':
+            t = r.choice(rows)[0]
+            img = Image.new('RGB', (360, 640), 'white')
+            ImageDraw.Draw(img).text((r.randrange(10, 120), r.randrange(60, 560)), t, font=R.font(title_px), fill=(20, 20, 20))
+            rows = [(t, (0, 0, 360, 640))]
+        res.append((img, rows))
+    return res
+
+
+class Probe:
+    def __init__(self, a):
+        self.a = a
+        torch.manual_seed(0)
+        h = tuple(int(v) for v in a.spec.split(','))
+        TINY_SIZES['probe'] = h
+        corpus = sim_corpus(content='procedural') + [f'[{i}, {j}]' for i in range(0, 400, 7) for j in range(0, 400, 11)]
+        folder = tiny_qwen_vl(Path(a.out) / f'init_{a.name}', corpus=corpus, size='probe', max_pixels=a.max_pixels)
+        self.proc = load_processor(str(folder))
+        self.model = AutoModelForImageTextToText.from_pretrained(str(folder))
+        self.W, self.H = model_frame(360, 640, a.max_pixels).size
+        self.end = self.proc.tokenizer.convert_tokens_to_ids('<|im_end|>')
+
+    def box(self, b): return [round(b[0] * self.W / 360), round(b[1] * self.H / 640), round(b[2] * self.W / 360), round(b[3] * self.H / 640)]
+
+    def item(self, img, rows, r):
+        "One question on a screen: (image, prompt, answer, box or None)."
+        if self.a.task in READS: return img, PROMPTS[self.a.task], '; '.join(t for t, _ in rows), None   # one row but for `read`
+        t, b = r.choice(rows)
+        f = self.box(b)
+        return img, f'Tap "{t}".', f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]', f
+
+    def texts(self, items):
+        msgs = [[{'role': 'user', 'content': [{'type': 'image'}, {'type': 'text', 'text': q}]}] for _, q, _, _ in items]
+        return ([self.proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in msgs],
+                [img.resize((self.W, self.H), Image.BICUBIC) for img, *_ in items])
+
+    def loss(self, items):
+        texts, imgs = self.texts(items)
+        enc = encode(self.proc, [t + ans + '<|im_end|>' for t, (_, _, ans, _) in zip(texts, items)], imgs)
+        enc.pop('image_index')                                      # one distinct screen per row of the batch
+        labels = enc['input_ids'].clone(); labels[enc['attention_mask'] == 0] = -100
+        for r, (_, _, ans, _) in enumerate(items): labels[r, :-len(self.proc.tokenizer(ans + '<|im_end|>')['input_ids'])] = -100
+        return self.model(**enc, labels=labels).loss
+
+    @torch.no_grad()
+    def score(self, items) -> float:
+        "% of taps inside the named row, or % of titles read exactly (greedy)."
+        self.model.eval(); hit = tot = 0
+        for i in range(0, len(items), 32):
+            chunk = items[i:i + 32]; texts, imgs = self.texts(chunk)
+            comp = sample(self.model, encode(self.proc, texts, imgs), [self.end], 60 if self.a.task in READS else 10, 0.0, 1.0, [])
+            for c, (_, _, ans, f) in zip(self.proc.tokenizer.batch_decode(comp, skip_special_tokens=True), chunk):
+                if f is None:
+                    g, p = ans.split('; '), c.strip().split('; ')
+                    hit += sum(x == y for x, y in zip(g, p)); tot += len(g)
+                    continue
+                tot += 1
+                try: x, y = json.loads(c.strip()); hit += f[0] <= x <= f[2] and f[1] <= y <= f[3]
+                except (ValueError, TypeError): pass
+        self.model.train()
+        return round(100 * hit / tot, 1)
+
+
+def main(argv=None):
+    a = args(argv)
+    torch.set_num_threads(a.threads); random.seed(0)
+    if a.title_px != 15: big_titles(a.title_px)
+    out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
+    t0, p = time.time(), Probe(a)
+    train = screens(a.task, a.screens, 100, a.title_px)
+    test = [p.item(img, rows, random.Random(i)) for i, (img, rows) in enumerate(screens(a.task, a.test_screens, 90000, a.title_px))]
+    if a.task == 'read': test = test[:64]                          # 64 screens of about 7 titles each
+    print(f'{a.name}: {len(train)} training screens, {len(test)} test questions, frame {p.W} × {p.H}', flush=True)
+    opt = torch.optim.AdamW(p.model.parameters(), lr=a.lr, weight_decay=0.0)
+    warm = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1, (s + 1) / 50))
+    rng, log = random.Random(1), []
+    for step in range(1, a.steps + 1):
+        loss = p.loss([p.item(img, rows, rng) for img, rows in rng.sample(train, a.bs)])   # distinct screens per batch
+        loss.backward(); torch.nn.utils.clip_grad_norm_(p.model.parameters(), 1.0); opt.step(); warm.step(); opt.zero_grad()
+        if step % a.eval_every == 0 or step == a.steps:
+            log.append({'step': step, 'loss': round(loss.item(), 4), 'score': p.score(test), 'wall_s': round(time.time() - t0)})
+            print(a.name, log[-1], flush=True)
+            (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'test': len(test), 'log': log}, indent=1))
+
+
+if __name__ == '__main__':
+    main()
