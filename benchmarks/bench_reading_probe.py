@@ -15,7 +15,7 @@ SimPhone draws it). The answer is short: "[x, y]" in the model's frame for a tap
 are a bare user turn (no system prompt, no history), so a step is cheap.
 
     python benchmarks/bench_reading_probe.py --task title [--spec 128,2,4,2,64,2] [--steps 1500] [--bs 16]
-        [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--name NAME] [--out runs/reading_probe]
+        [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--tower visual.pt] [--name NAME] [--out runs/reading_probe]
 
 Writes OUT/NAME.json (the arguments and, every `--eval-every` steps, the training loss and the score: % of taps
 inside the named row, or % of titles read exactly). On 2 CPU cores a step of 16 takes about half a second at the
@@ -47,6 +47,7 @@ def args(argv=None):
     ap.add_argument('--lr', type=float, default=1e-3); ap.add_argument('--screens', type=int, default=1500)
     ap.add_argument('--max-pixels', type=int, default=114 * 28 * 28); ap.add_argument('--title-px', type=int, default=15)
     ap.add_argument('--eval-every', type=int, default=250); ap.add_argument('--test-screens', type=int, default=192); ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--tower', default=None, help="start the vision tower (and its merger) from this state dict (torch.save of model.model.visual's)")
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
     a = ap.parse_args(argv)
     a.name = a.name or a.task
@@ -100,6 +101,7 @@ class Probe:
         folder = tiny_qwen_vl(Path(a.out) / f'init_{a.name}', corpus=corpus, size='probe', max_pixels=a.max_pixels)
         self.proc = load_processor(str(folder))
         self.model = AutoModelForImageTextToText.from_pretrained(str(folder))
+        if a.tower: self.model.model.visual.load_state_dict(torch.load(a.tower))
         self.W, self.H = model_frame(360, 640, a.max_pixels).size
         self.end = self.proc.tokenizer.convert_tokens_to_ids('<|im_end|>')
 

@@ -286,3 +286,30 @@ def test_bench_reading_probe_smoke(tmp_path, task):
     res = json.loads((tmp_path / f'{task}.json').read_text())
     assert res['args']['task'] == task and res['test'] >= 3 and [x['step'] for x in res['log']] == [2]
     assert 0 <= res['log'][0]['score'] <= 100 and res['log'][0]['loss'] > 0
+
+
+@pytest.mark.parametrize('encoder,place', [('qwen', 'grid28'), ('mlp', 'fixed'), ('cnn', 'rows')])
+def test_bench_reading_align_smoke(tmp_path, encoder, place):
+    "Each encoder trains and scores at toy size; accuracies lie in [0, 100] and the untrained loss sits near the prior's."
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_align.py'), '--encoder', encoder, '--place', place,
+           '--steps', '2', '--eval-every', '2', '--bs', '4', '--test', '8', '--vision', '32,1', '--width', '32', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / f'{encoder}_{place}_9.json').read_text())
+    (e,) = res['log']
+    assert e['step'] == 2 and 0 <= e['adjective'] <= 100 and 0 <= e['noun'] <= 100
+    assert abs(e['loss'] - res['prior_loss']) < 1.5, e
+
+
+def test_bench_reading_align_places():
+    "Titles start on the 28-pixel grid for grid28, on the 14-pixel grid (and off the 28) for grid14, at one place for fixed, anywhere for random."
+    import random
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_reading_align as b
+    at = lambda place: [b.where(random.Random(s), place, 224, 392) for s in range(40)]
+    assert set(at('fixed')) == {(28, 140)}
+    for place, g in (('grid28', 28), ('grid14', 14)):
+        assert all(x % g == 0 and y % g == 0 for x, y in at(place)) and len(set(at(place))) > 20, place
+    assert any(x % 28 for x, _ in at('grid14')) and any(x % 14 for x, _ in at('random'))
+    img, i, j = b.screen(random.Random(0), 'rows', 9, 224, 392)
+    assert img.size == (224, 392) and 0 <= i < 12 and 0 <= j < 10
