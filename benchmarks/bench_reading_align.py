@@ -11,12 +11,15 @@ Encoders (`--encoder`):
 Placement (`--place`), in the model frame: `fixed` (always at x=28, y=140), `grid28` / `grid14` (random multiples of 28
 or 14 pixels: the merged-token or the patch grid), `random` (any pixel), `few40` (40 fixed places
 off the grid: as many as grid28 allows), and `rows`: where SimPhone's video feed puts
-its titles (x = 74, y = a row's top + 24 for one of seven rows of 60 to 68 pixels), drawn on the phone's 360 × 640
-screen with its 15-pixel font and resized to the model frame, as a screenshot is. The text size is `--px` in the model
+its titles at level 0 (x = 74, y = a row's top + 24 for one of seven rows of 64 pixels), drawn on the phone's 360 × 640
+screen with its 15-pixel font and resized to the model frame, as a screenshot is; `row1`: always the first row; `rows_jitter`: the same with rows
+of 60 to 68 pixels, as layouts jitter from level 1; `feed`: SimPhone's own procedural video feed of a fresh episode
+(seven titles among thumbnails and view counts), each title read from its own row of tokens (the tower's tokens of
+the row holding the title's middle, max-pooled). The text size is `--px` in the model
 frame for the other placements (SimPhone's 15-pixel titles are 9.3 pixels at 224 × 392).
 
     python benchmarks/bench_reading_align.py --encoder qwen --place fixed [--px 9] [--steps 600] [--lr 1e-3]
-        [--name NAME] [--out runs/reading_align]
+        [--init READER.pt] [--save] [--name NAME] [--out runs/reading_align]
 
 Writes OUT/NAME.json: the arguments and, every `--eval-every` steps, the loss and the adjective and noun accuracy (%).
 Chance is 8.3% and 10%; the loss of a classifier that knows nothing is ln 12 + ln 10 = 4.79."""
@@ -29,12 +32,15 @@ from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import Qwen2_5_VisionTra
 from transformers.models.qwen2_5_vl.configuration_qwen2_5_vl import Qwen2_5_VLVisionConfig
 from transformers import Qwen2VLImageProcessorPil
 import mobile_r1.sim.render as R
+from mobile_r1.sim.expert import expert_action
+from mobile_r1.sim.phone import SimPhone, scene
+from mobile_r1.sim.tasks import task_list
 from mobile_r1.sim.apps import ADJECTIVES, NOUNS
 
 ADJ, NOUN = list(ADJECTIVES), list(NOUNS['videos'])
 _f = random.Random(40)
 FEW40 = [(_f.randrange(0, 112), _f.randrange(56, 336)) for _ in range(40)]   # 40 places anywhere in the 224 × 392 frame
-PLACES = ('fixed', 'grid28', 'grid14', 'random', 'few40', 'rows')
+PLACES = ('fixed', 'grid28', 'grid14', 'random', 'few40', 'row1', 'rows', 'rows_jitter', 'feed')
 
 
 def args(argv=None):
@@ -47,6 +53,8 @@ def args(argv=None):
     ap.add_argument('--lr', type=float, default=1e-3); ap.add_argument('--eval-every', type=int, default=100)
     ap.add_argument('--test', type=int, default=128); ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--init', default=None, help="start from a reader saved by --save (a curriculum's earlier stage)")
+    ap.add_argument('--save', action='store_true', help='save the trained reader to OUT/NAME.pt (the tower alone: OUT/NAME.tower.pt)')
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_align')
     a = ap.parse_args(argv)
     a.name = a.name or f'{a.encoder}_{a.place}_{a.px}'
@@ -54,16 +62,33 @@ def args(argv=None):
 
 
 def screen(r: random.Random, place: str, px: int, W: int, H: int):
-    "One white screen with one title; (image, adjective index, noun index)."
+    "A screen and what it shows: (image, [(adjective index, noun index, token row or None for the whole screen)])."
+    if place == 'feed': return feed(r, W, H)
     i, j = r.randrange(len(ADJ)), r.randrange(len(NOUN))
-    if place == 'rows':                                              # SimPhone's feed geometry, then resized like a screenshot
-        row_h = 64 + r.randint(-4, 4)
+    if place.startswith('row'):                                     # SimPhone's feed geometry, then resized like a screenshot
+        row_h = 64 + (r.randint(-4, 4) if place == 'rows_jitter' else 0)
         img = Image.new('RGB', (360, 640), 'white')
-        ImageDraw.Draw(img).text((74, 86 + row_h * r.randrange(7) + 24), f'{ADJ[i]} {NOUN[j]}', font=R.font(15), fill=(20, 20, 20), anchor='lm')
-        return img.resize((W, H), Image.BICUBIC), i, j
+        k = 0 if place == 'row1' else r.randrange(7)
+        ImageDraw.Draw(img).text((74, 86 + row_h * k + 24), f'{ADJ[i]} {NOUN[j]}', font=R.font(15), fill=(20, 20, 20), anchor='lm')
+        return img.resize((W, H), Image.BICUBIC), [(i, j, None)]
     img = Image.new('RGB', (W, H), 'white')
     ImageDraw.Draw(img).text(where(r, place, W, H), f'{ADJ[i]} {NOUN[j]}', font=R.font(px), fill=(20, 20, 20))
-    return img, i, j
+    return img, [(i, j, None)]
+
+
+_phone, _feed_tasks = None, None
+def feed(r: random.Random, W: int, H: int):
+    "SimPhone's procedural video feed of a fresh episode, resized as a screenshot; each row's title and its token row."
+    global _phone, _feed_tasks
+    if _phone is None:
+        _phone = SimPhone(); _feed_tasks = [t for t in task_list('train', content='procedural') if t.id.startswith('Video/like_video')]
+    while True:
+        obs, _ = _phone.reset(r.choice(_feed_tasks), seed=r.randrange(1 << 30))
+        obs, *_ = _phone.step(expert_action(_phone, _feed_tasks[0]).action)              # open Video: its feed
+        rows = [(t.label.split(' ', 1), t.box) for t in scene(_phone)[1] if t.id.startswith('row:')]
+        if rows: break
+    labels = [(ADJ.index(a), NOUN.index(n), int((b[1] + 24) * H / 640) // 28) for (a, n), b in rows]
+    return obs['screenshot'].convert('RGB').resize((W, H), Image.BICUBIC), labels
 
 
 def where(r: random.Random, place: str, W: int, H: int) -> tuple:
@@ -92,8 +117,11 @@ class Reader(nn.Module):
                                      nn.Conv2d(64, c, 3, 2, 1), nn.GELU(), nn.Conv2d(c, c, 3, 2, 1))
         self.adj, self.noun = nn.Linear(a.width, len(ADJ)), nn.Linear(a.width, len(NOUN))
 
-    def forward(self, x):
-        if self.kind == 'cnn': f = self.enc(x['pixels']).flatten(2).amax(-1)
+    def forward(self, x, labels):
+        "Adjective and noun logits for each (i, j, token row) of `labels` (one list per image): the row's tokens max-pooled, or all of them."
+        if self.kind == 'cnn':
+            if any(r is not None for ls in labels for *_, r in ls): raise ValueError('--place feed needs a token grid: --encoder qwen or mlp')
+            f = self.enc(x['pixels']).flatten(2).amax(-1)
         else:
             pv, thw = x['pixel_values'], x['image_grid_thw']
             if self.kind == 'qwen':
@@ -102,7 +130,11 @@ class Reader(nn.Module):
                 tok = tok if tok is not None else (out if torch.is_tensor(out) else out[0])
                 per = (thw.prod(-1) // 4).tolist()                   # merged tokens per image
             else: tok, per = self.enc(pv), thw.prod(-1).tolist()
-            f = torch.stack([t.amax(0) for t in tok.split(per)])
+            W = int(x['image_grid_thw'][0, 2]) // 2                       # tokens a row (the merged grid's width)
+            f = torch.stack([t.amax(0) if r is None else t.view(-1, W, t.shape[-1])[r].amax(0)
+                             for t, ls in zip(tok.split(per), labels) for *_, r in ls])
+            return self.adj(f), self.noun(f)
+        f = torch.cat([f[k:k + 1].expand(len(ls), -1) for k, ls in enumerate(labels)])
         return self.adj(f), self.noun(f)
 
 
@@ -121,25 +153,29 @@ def main(argv=None):
     ip = Qwen2VLImageProcessorPil(size={'shortest_edge': 56 * 56, 'longest_edge': W * H})
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
     model, t0 = Reader(a), time.time()
+    if a.init: model.load_state_dict(torch.load(a.init))
     tr = random.Random(a.seed + 1)
     test = [screen(random.Random(10_000 + k), a.place, a.px, W, H) for k in range(a.test)]
-    tx, ti, tj = batch([s[0] for s in test], ip, a.encoder), torch.tensor([s[1] for s in test]), torch.tensor([s[2] for s in test])
+    tx, tl = batch([s[0] for s in test], ip, a.encoder), [s[1] for s in test]
+    ti, tj = torch.tensor([i for ls in tl for i, _, _ in ls]), torch.tensor([j for ls in tl for _, j, _ in ls])
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.0)
     warm = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1, (s + 1) / 50))
     log = []
     print(f'{a.name}: {sum(p.numel() for p in model.parameters()):,} parameters, frame {W} × {H}', flush=True)
     for step in range(1, a.steps + 1):
         ss = [screen(tr, a.place, a.px, W, H) for _ in range(a.bs)]
-        la, ln = model(batch([s[0] for s in ss], ip, a.encoder))
-        loss = nn.functional.cross_entropy(la, torch.tensor([s[1] for s in ss])) + nn.functional.cross_entropy(ln, torch.tensor([s[2] for s in ss]))
+        la, ln = model(batch([s[0] for s in ss], ip, a.encoder), [s[1] for s in ss])
+        loss = (nn.functional.cross_entropy(la, torch.tensor([i for s in ss for i, _, _ in s[1]]))
+                + nn.functional.cross_entropy(ln, torch.tensor([j for s in ss for _, j, _ in s[1]])))
         loss.backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step(); warm.step(); opt.zero_grad()
         if step % a.eval_every == 0 or step == a.steps:
-            with torch.no_grad(): pa, pn = model(tx)
+            with torch.no_grad(): pa, pn = model(tx, tl)
             log.append({'step': step, 'loss': round(loss.item(), 3), 'adjective': round(100 * (pa.argmax(-1) == ti).float().mean().item(), 1),
                         'noun': round(100 * (pn.argmax(-1) == tj).float().mean().item(), 1), 'wall_s': round(time.time() - t0)})
             print(a.name, log[-1], flush=True)
-            (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'chance': [round(100 / len(ADJ), 1), 10.0],
+            (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'titles': len(ti), 'chance': [round(100 / len(ADJ), 1), 10.0],
                                                             'prior_loss': round(math.log(len(ADJ)) + math.log(len(NOUN)), 2), 'log': log}, indent=1))
+    if a.save: torch.save(model.state_dict(), out / f'{a.name}.pt'); torch.save(model.enc.state_dict(), out / f'{a.name}.tower.pt')
 
 
 if __name__ == '__main__':

@@ -288,7 +288,7 @@ def test_bench_reading_probe_smoke(tmp_path, task):
     assert 0 <= res['log'][0]['score'] <= 100 and res['log'][0]['loss'] > 0
 
 
-@pytest.mark.parametrize('encoder,place', [('qwen', 'grid28'), ('mlp', 'fixed'), ('cnn', 'rows')])
+@pytest.mark.parametrize('encoder,place', [('qwen', 'grid28'), ('mlp', 'fixed'), ('cnn', 'rows'), ('mlp', 'feed')])
 def test_bench_reading_align_smoke(tmp_path, encoder, place):
     "Each encoder trains and scores at toy size; accuracies lie in [0, 100] and the untrained loss sits near the prior's."
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_align.py'), '--encoder', encoder, '--place', place,
@@ -311,5 +311,8 @@ def test_bench_reading_align_places():
     for place, g in (('grid28', 28), ('grid14', 14)):
         assert all(x % g == 0 and y % g == 0 for x, y in at(place)) and len(set(at(place))) > 20, place
     assert any(x % 28 for x, _ in at('grid14')) and any(x % 14 for x, _ in at('random'))
-    img, i, j = b.screen(random.Random(0), 'rows', 9, 224, 392)
-    assert img.size == (224, 392) and 0 <= i < 12 and 0 <= j < 10
+    img, ((i, j, row),) = b.screen(random.Random(0), 'rows', 9, 224, 392)
+    assert img.size == (224, 392) and 0 <= i < 12 and 0 <= j < 10 and row is None
+    img, labels = b.screen(random.Random(0), 'feed', 9, 224, 392)              # SimPhone's feed: one title a row, each in its own token row
+    rows = [r for *_, r in labels]
+    assert img.size == (224, 392) and len(labels) >= 5 and len(set(rows)) == len(rows) and all(0 <= r < 14 for r in rows)
