@@ -15,7 +15,7 @@ SimPhone draws it). The answer is short: "[x, y]" in the model's frame for a tap
 are a bare user turn (no system prompt, no history), so a step is cheap.
 
     python benchmarks/bench_reading_probe.py --task title [--spec 128,2,4,2,64,2] [--steps 1500] [--bs 16]
-        [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--tower visual.pt] [--name NAME] [--out runs/reading_probe]
+        [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--tower visual.pt] [--freeze-tower] [--from-model M] [--save] [--name NAME] [--out runs/reading_probe]
 
 Writes OUT/NAME.json (the arguments and, every `--eval-every` steps, the training loss and the score: % of taps
 inside the named row, or % of titles read exactly). On 2 CPU cores a step of 16 takes about half a second at the
@@ -47,6 +47,9 @@ def args(argv=None):
     ap.add_argument('--lr', type=float, default=1e-3); ap.add_argument('--screens', type=int, default=1500)
     ap.add_argument('--max-pixels', type=int, default=114 * 28 * 28); ap.add_argument('--title-px', type=int, default=15)
     ap.add_argument('--eval-every', type=int, default=250); ap.add_argument('--test-screens', type=int, default=192); ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--from-model', default=None, help='start from a model a probe saved (--save), not from random weights')
+    ap.add_argument('--save', action='store_true', help='save the trained model and processor to OUT/NAME.model')
+    ap.add_argument('--freeze-tower', action='store_true', help='keep the vision tower (and its merger) fixed: train the language model alone')
     ap.add_argument('--tower', default=None, help="start the vision tower (and its merger) from this state dict (torch.save of model.model.visual's)")
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
     a = ap.parse_args(argv)
@@ -98,10 +101,11 @@ class Probe:
         h = tuple(int(v) for v in a.spec.split(','))
         TINY_SIZES['probe'] = h
         corpus = sim_corpus(content='procedural') + [f'[{i}, {j}]' for i in range(0, 400, 7) for j in range(0, 400, 11)]
-        folder = tiny_qwen_vl(Path(a.out) / f'init_{a.name}', corpus=corpus, size='probe', max_pixels=a.max_pixels)
+        folder = a.from_model or tiny_qwen_vl(Path(a.out) / f'init_{a.name}', corpus=corpus, size='probe', max_pixels=a.max_pixels)
         self.proc = load_processor(str(folder))
         self.model = AutoModelForImageTextToText.from_pretrained(str(folder))
         if a.tower: self.model.model.visual.load_state_dict(torch.load(a.tower))
+        if a.freeze_tower: self.model.model.visual.requires_grad_(False)
         self.W, self.H = model_frame(360, 640, a.max_pixels).size
         self.end = self.proc.tokenizer.convert_tokens_to_ids('<|im_end|>')
 
@@ -156,7 +160,7 @@ def main(argv=None):
     test = [p.item(img, rows, random.Random(i)) for i, (img, rows) in enumerate(screens(a.task, a.test_screens, 90000, a.title_px))]
     if a.task == 'read': test = test[:64]                          # 64 screens of about 7 titles each
     print(f'{a.name}: {len(train)} training screens, {len(test)} test questions, frame {p.W} × {p.H}', flush=True)
-    opt = torch.optim.AdamW(p.model.parameters(), lr=a.lr, weight_decay=0.0)
+    opt = torch.optim.AdamW([w for w in p.model.parameters() if w.requires_grad], lr=a.lr, weight_decay=0.0)
     warm = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1, (s + 1) / 50))
     rng, log = random.Random(1), []
     for step in range(1, a.steps + 1):
@@ -166,6 +170,7 @@ def main(argv=None):
             log.append({'step': step, 'loss': round(loss.item(), 4), 'score': p.score(test), 'wall_s': round(time.time() - t0)})
             print(a.name, log[-1], flush=True)
             (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'test': len(test), 'log': log}, indent=1))
+    if a.save: p.model.save_pretrained(out / f'{a.name}.model'); p.proc.save_pretrained(out / f'{a.name}.model')
 
 
 if __name__ == '__main__':
