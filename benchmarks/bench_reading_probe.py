@@ -49,6 +49,7 @@ def args(argv=None):
     ap.add_argument('--eval-every', type=int, default=250); ap.add_argument('--test-screens', type=int, default=192); ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--from-model', default=None, help='start from a model a probe saved (--save), not from random weights')
     ap.add_argument('--save', action='store_true', help='save the trained model and processor to OUT/NAME.model')
+    ap.add_argument('--text-first', action='store_true', help='the question before the screen in the user turn (so image tokens can attend to it)')
     ap.add_argument('--freeze-tower', action='store_true', help='keep the vision tower (and its merger) fixed: train the language model alone')
     ap.add_argument('--tower', default=None, help="start the vision tower (and its merger) from this state dict (torch.save of model.model.visual's)")
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
@@ -119,7 +120,8 @@ class Probe:
         return img, f'Tap "{t}".', f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]', f
 
     def texts(self, items):
-        msgs = [[{'role': 'user', 'content': [{'type': 'image'}, {'type': 'text', 'text': q}]}] for _, q, _, _ in items]
+        order = (lambda q: [{'type': 'text', 'text': q}, {'type': 'image'}]) if self.a.text_first else (lambda q: [{'type': 'image'}, {'type': 'text', 'text': q}])
+        msgs = [[{'role': 'user', 'content': order(q)}] for _, q, _, _ in items]
         return ([self.proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in msgs],
                 [img.resize((self.W, self.H), Image.BICUBIC) for img, *_ in items])
 

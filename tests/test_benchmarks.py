@@ -324,11 +324,12 @@ def test_bench_reading_probe_chain(tmp_path):
     from safetensors.torch import load_file
     base = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_probe.py'), '--steps', '2', '--eval-every', '2', '--screens', '6',
             '--test-screens', '4', '--bs', '2', '--spec', '64,1,2,1,32,1', '--out', str(tmp_path), '--save']
-    for extra in (['--task', 'read', '--name', 'first'], ['--task', 'title', '--name', 'second', '--from-model', str(tmp_path / 'first.model'), '--freeze-tower']):
+    for extra in (['--task', 'read', '--name', 'first'], ['--task', 'title', '--name', 'second', '--from-model', str(tmp_path / 'first.model'), '--freeze-tower', '--text-first']):
         r = subprocess.run(base + extra, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr[-3000:]
     a, b = (load_file(tmp_path / f'{n}.model' / 'model.safetensors') for n in ('first', 'second'))
     vis = [k for k in a if k.startswith('visual.') or '.visual.' in k]
     assert vis and all(torch.equal(a[k], b[k]) for k in vis)
     assert any(not torch.equal(a[k], b[k]) for k in a if k not in vis)
-    assert json.loads((tmp_path / 'second.json').read_text())['args']['from_model'].endswith('first.model')
+    a2 = json.loads((tmp_path / 'second.json').read_text())['args']
+    assert a2['from_model'].endswith('first.model') and a2['text_first']
