@@ -109,3 +109,15 @@ def test_the_quickstart_and_its_stage_one_draws_quote_their_assets():
     assert (f"`mobile-r1 quickstart` itself gives seed 0 {s[0]} → {s[1]} → {s[2]} (three runs, the same to the episode)" in text and
             f"earlier version ({bench['online_success']:.2f} on seed 0), and the same stage 1 with one thread instead of two gives "
             f"{one['preset_phones']['online_success']:.2f}." in text)
+
+
+def test_readme_reading_probes():
+    "The README's reading-probe figures are the assets' (bench_reading_align feed run, bench_reading_probe read and title runs)."
+    text = ' '.join((ROOT / 'README.md').read_text(encoding='utf-8').split())
+    A = ROOT / 'nbs' / 'assets'
+    feed = json.loads((A / 'reading_align' / 'feed.json').read_text())
+    at400 = next(e for e in feed['log'] if e['step'] == 400)
+    assert at400['adjective'] == 100.0 and f"{at400['noun']}% of the nouns of {feed['titles']} titles by step 400" in text
+    probe = lambda n: json.loads((A / 'reading_probe' / f'{n}.json').read_text())['log'][-1]['score']
+    assert f"({probe('read_feedtower_frozen')}% read exactly, against {probe('read')}% from random weights)" in text
+    assert f"find a named one ({probe('title_feedtower_frozen')}%" in text
