@@ -8,6 +8,8 @@ Tasks (`--task`):
 - `markread`: the red row as in `mark`; "Read the red row." → its title. Reading one marked row.
 - `read`: "Read the titles." → every visible title, top to bottom.
 - `solo`: one title alone on a blank screen at a random place; "Read the screen." → the title. Reading, nothing else.
+- `has`: "Is "Golden Cats" on the screen?" → yes or no, half the time each: matching a named title to the screen,
+  without saying where.
 
 Knobs: `--spec` (text hidden, text layers, heads, kv heads, vision hidden, vision depth: the tiny model is
 128,2,4,2,64,2), `--max-pixels` (image budget; 234416 keeps 364 × 644), `--title-px` (the rows' title font, 15 as
@@ -29,13 +31,14 @@ import mobile_r1.sim.render as R
 from mobile_r1.data import model_frame
 from mobile_r1.decode import encode, sample
 from mobile_r1.policy import TINY_SIZES, load_processor, tiny_qwen_vl
+from mobile_r1.sim.apps import vocabulary
 from mobile_r1.sim.expert import expert_action
 from mobile_r1.sim.generate import sim_corpus
 from mobile_r1.sim.phone import SimPhone, scene
 from mobile_r1.sim.tasks import task_list
 
-TASKS = ('mark', 'title', 'markread', 'read', 'solo')
-READS = ('markread', 'read', 'solo')
+TASKS = ('mark', 'title', 'markread', 'read', 'solo', 'has')
+READS = ('markread', 'read', 'solo', 'has')
 PROMPTS = {'markread': 'Read the red row.', 'read': 'Read the titles.', 'solo': 'Read the screen.'}
 
 
@@ -114,6 +117,10 @@ class Probe:
 
     def item(self, img, rows, r):
         "One question on a screen: (image, prompt, answer, box or None)."
+        if self.a.task == 'has':                                    # a title on the screen, or one that is not, half the time each
+            shown = [t for t, _ in rows]
+            t = r.choice(shown) if r.random() < 0.5 else r.choice([v for v in vocabulary('videos') if v not in shown])
+            return img, f'Is "{t}" on the screen?', 'yes' if t in shown else 'no', None
         if self.a.task in READS: return img, PROMPTS[self.a.task], '; '.join(t for t, _ in rows), None   # one row but for `read`
         t, b = r.choice(rows)
         f = self.box(b)

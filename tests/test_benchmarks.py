@@ -276,7 +276,7 @@ def test_probe_popups_labels_each_popup(monkeypatch):
         assert r[k]['pass@4']['n'] == r['greedy'][k]['n']
 
 
-@pytest.mark.parametrize('task', ['mark', 'markread', 'solo'])
+@pytest.mark.parametrize('task', ['mark', 'markread', 'solo', 'has'])
 def test_bench_reading_probe_smoke(tmp_path, task):
     "Each probe trains and scores at toy size; a tap probe scores taps, a reading probe readings, each in [0, 100]."
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_probe.py'), '--task', task, '--steps', '2', '--eval-every', '2',
