@@ -121,3 +121,4 @@ def test_readme_reading_probes():
     probe = lambda n: json.loads((A / 'reading_probe' / f'{n}.json').read_text())['log'][-1]['score']
     assert f"({probe('read_feedtower_frozen')}% read exactly, against {probe('read')}% from random weights)" in text
     assert f"find a named one ({probe('title_feedtower_frozen')}%" in text
+    assert f"({probe('has_feedtower_frozen_textfirst')}% yes-or-no answers right)" in text
