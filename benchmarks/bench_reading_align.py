@@ -32,10 +32,8 @@ from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import Qwen2_5_VisionTra
 from transformers.models.qwen2_5_vl.configuration_qwen2_5_vl import Qwen2_5_VLVisionConfig
 from transformers import Qwen2VLImageProcessorPil
 import mobile_r1.sim.render as R
-from mobile_r1.sim.expert import expert_action
-from mobile_r1.sim.phone import SimPhone, scene
-from mobile_r1.sim.tasks import task_list
 from mobile_r1.sim.apps import ADJECTIVES, NOUNS
+from bench_reading_probe import screens
 
 ADJ, NOUN = list(ADJECTIVES), list(NOUNS['videos'])
 _f = random.Random(40)
@@ -76,23 +74,16 @@ def screen(r: random.Random, place: str, px: int, W: int, H: int):
     return img, [(i, j, None)]
 
 
-_phone, _feed_tasks = None, None
 def feed(r: random.Random, W: int, H: int):
-    "SimPhone's procedural video feed of a fresh episode, resized as a screenshot; each row's title and its token row."
-    global _phone, _feed_tasks
-    if _phone is None:
-        _phone = SimPhone(); _feed_tasks = [t for t in task_list('train', content='procedural') if t.id.startswith('Video/like_video')]
-    while True:
-        obs, _ = _phone.reset(r.choice(_feed_tasks), seed=r.randrange(1 << 30))
-        obs, *_ = _phone.step(expert_action(_phone, _feed_tasks[0]).action)              # open Video: its feed
-        rows = [(t.label.split(' ', 1), t.box) for t in scene(_phone)[1] if t.id.startswith('row:')]
-        if rows: break
-    labels = [(ADJ.index(a), NOUN.index(n), int((b[1] + 24) * H / 640) // 28) for (a, n), b in rows]
-    return obs['screenshot'].convert('RGB').resize((W, H), Image.BICUBIC), labels
+    "SimPhone's procedural video feed of a fresh episode (`bench_reading_probe.screens`), resized as a screenshot; each row's title and its token row."
+    while not (shot := screens('title', 1, r.randrange(1 << 30), 15)): pass   # an episode whose first screen is not the home screen: another
+    img, rows = shot[0]
+    labels = [(ADJ.index(t.split(' ', 1)[0]), NOUN.index(t.split(' ', 1)[1]), int((b[1] + 24) * H / 640) // 28) for t, b in rows]
+    return img.resize((W, H), Image.BICUBIC), labels
 
 
 def where(r: random.Random, place: str, W: int, H: int) -> tuple:
-    "The title's top left in the model frame, for a placement other than `rows`."
+    "The title's top left in the model frame, for a placement drawn there (not the row placements, not the feed)."
     if place == 'fixed': return 28, 140
     if place == 'few40': return FEW40[r.randrange(40)]               # as many places as grid28 has, off its grid
     g = {'grid28': 28, 'grid14': 14, 'random': 1}[place]
@@ -125,12 +116,9 @@ class Reader(nn.Module):
         else:
             pv, thw = x['pixel_values'], x['image_grid_thw']
             if self.kind == 'qwen':
-                out = self.enc(pv, grid_thw=thw)
-                tok = getattr(out, 'pooler_output', None)
-                tok = tok if tok is not None else (out if torch.is_tensor(out) else out[0])
-                per = (thw.prod(-1) // 4).tolist()                   # merged tokens per image
+                tok, per = self.enc(pv, grid_thw=thw).pooler_output, (thw.prod(-1) // 4).tolist()   # merged 2 × 2: tokens per image
             else: tok, per = self.enc(pv), thw.prod(-1).tolist()
-            W = int(x['image_grid_thw'][0, 2]) // 2                       # tokens a row (the merged grid's width)
+            W = int(thw[0, 2]) // 2                                       # tokens a row (the merged grid's width)
             f = torch.stack([t.amax(0) if r is None else t.view(-1, W, t.shape[-1])[r].amax(0)
                              for t, ls in zip(tok.split(per), labels) for *_, r in ls])
             return self.adj(f), self.noun(f)

@@ -127,8 +127,8 @@ class Probe:
         return img, f'Tap "{t}".', f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]', f
 
     def texts(self, items):
-        order = (lambda q: [{'type': 'text', 'text': q}, {'type': 'image'}]) if self.a.text_first else (lambda q: [{'type': 'image'}, {'type': 'text', 'text': q}])
-        msgs = [[{'role': 'user', 'content': order(q)}] for _, q, _, _ in items]
+        turn = lambda q: [{'type': 'image'}, {'type': 'text', 'text': q}][::-1 if self.a.text_first else 1]
+        msgs = [[{'role': 'user', 'content': turn(q)}] for _, q, _, _ in items]
         return ([self.proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in msgs],
                 [img.resize((self.W, self.H), Image.BICUBIC) for img, *_ in items])
 
