@@ -10,6 +10,11 @@ Tasks (`--task`):
 - `solo`: one title alone on a blank screen at a random place; "Read the screen." → the title. Reading, nothing else.
 - `has`: "Is "Golden Cats" on the screen?" → yes or no, half the time each: matching a named title to the screen,
   without saying where.
+- `hastext`: the control of `has`: the same question after the screen's titles written out as text ("The screen shows:
+  "Quiet Guitar"; "Golden Cats"; …"). Matching words to words: what the language model can learn without reading.
+- `titletext`: the control of `title`: the same question after each title written out with its row's centre
+  ("The screen shows: "Quiet Guitar" at [112, 72]; …"). Looking a place up by its words, without reading.
+- `copytext`: the titles written out as text in a shuffled order, "Repeat the titles." → the same list: dense copying.
 
 Knobs: `--spec` (text hidden, text layers, heads, kv heads, vision hidden, vision depth: the tiny model is
 128,2,4,2,64,2), `--max-pixels` (image budget; 234416 keeps 364 × 644), `--title-px` (the rows' title font, 15 as
@@ -31,14 +36,14 @@ import mobile_r1.sim.render as R
 from mobile_r1.data import model_frame
 from mobile_r1.decode import encode, sample
 from mobile_r1.policy import TINY_SIZES, load_processor, tiny_qwen_vl
-from mobile_r1.sim.apps import vocabulary
+from mobile_r1.sim.apps import ADJECTIVES, NOUNS, vocabulary
 from mobile_r1.sim.expert import expert_action
 from mobile_r1.sim.generate import sim_corpus
 from mobile_r1.sim.phone import SimPhone, scene
 from mobile_r1.sim.tasks import task_list
 
-TASKS = ('mark', 'title', 'markread', 'read', 'solo', 'has')
-READS = ('markread', 'read', 'solo', 'has')
+TASKS = ('mark', 'title', 'markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'titletext')
+READS = ('markread', 'read', 'solo', 'has', 'hastext', 'copytext')
 PROMPTS = {'markread': 'Read the red row.', 'read': 'Read the titles.', 'solo': 'Read the screen.'}
 
 
@@ -55,9 +60,12 @@ def args(argv=None):
     ap.add_argument('--text-first', action='store_true', help='the question before the screen in the user turn (so image tokens can attend to it)')
     ap.add_argument('--freeze-tower', action='store_true', help='keep the vision tower (and its merger) fixed: train the language model alone')
     ap.add_argument('--tower', default=None, help="start the vision tower (and its merger) from this state dict (torch.save of model.model.visual's)")
+    ap.add_argument('--align', type=float, default=0.0, help="weight of a word-alignment loss: each title's row of image tokens, "
+                    "scored against the language model's own embeddings of the title's two words, max-pooled over the row (title, has)")
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
     a = ap.parse_args(argv)
     a.name = a.name or a.task
+    if a.align and a.task not in ('title', 'has'): ap.error('--align needs the feed as it is: --task title or has')
     return a
 
 
@@ -112,19 +120,26 @@ class Probe:
         if a.freeze_tower: self.model.model.visual.requires_grad_(False)
         self.W, self.H = model_frame(360, 640, a.max_pixels).size
         self.end = self.proc.tokenizer.convert_tokens_to_ids('<|im_end|>')
+        tok = self.proc.tokenizer.convert_tokens_to_ids              # the words as a question spells them: 'Tap "Quiet Guitar".'
+        self.adj, self.noun = torch.tensor([tok(w) for w in ADJECTIVES]), torch.tensor([tok('Ġ' + w) for w in NOUNS['videos']])
 
     def box(self, b): return [round(b[0] * self.W / 360), round(b[1] * self.H / 640), round(b[2] * self.W / 360), round(b[3] * self.H / 640)]
 
     def item(self, img, rows, r):
         "One question on a screen: (image, prompt, answer, box or None)."
-        if self.a.task == 'has':                                    # a title on the screen, or one that is not, half the time each
+        if self.a.task in ('has', 'hastext'):                       # a title on the screen, or one that is not, half the time each
             shown = [t for t, _ in rows]
             t = r.choice(shown) if r.random() < 0.5 else r.choice([v for v in vocabulary('videos') if v not in shown])
-            return img, f'Is "{t}" on the screen?', 'yes' if t in shown else 'no', None
+            listed = 'The screen shows: ' + ' '.join(f'"{v}";' for v in shown) + ' ' if self.a.task == 'hastext' else ''   # the control: the titles as text
+            return img, f'{listed}Is "{t}" on the screen?', 'yes' if t in shown else 'no', None
+        if self.a.task == 'copytext':                               # dense copying, word by word: what builds induction heads
+            shown = [t for t, _ in rows]; r.shuffle(shown)
+            return img, 'The screen shows: ' + ' '.join(f'"{v}";' for v in shown) + ' Repeat the titles.', '; '.join(shown), None
         if self.a.task in READS: return img, PROMPTS[self.a.task], '; '.join(t for t, _ in rows), None   # one row but for `read`
         t, b = r.choice(rows)
-        f = self.box(b)
-        return img, f'Tap "{t}".', f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]', f
+        f, at = self.box(b), lambda f: f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]'
+        listed = 'The screen shows: ' + ' '.join(f'"{v}" at {at(self.box(c))};' for v, c in rows) + ' ' if self.a.task == 'titletext' else ''
+        return img, f'{listed}Tap "{t}".', at(f), f
 
     def texts(self, items):
         turn = lambda q: [{'type': 'image'}, {'type': 'text', 'text': q}][::-1 if self.a.text_first else 1]
@@ -132,13 +147,29 @@ class Probe:
         return ([self.proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in msgs],
                 [img.resize((self.W, self.H), Image.BICUBIC) for img, *_ in items])
 
-    def loss(self, items):
+    def loss(self, items, shown=None):
+        "The answer's loss; with `--align`, plus the word-alignment loss on the rows `shown` on each screen."
         texts, imgs = self.texts(items)
         enc = encode(self.proc, [t + ans + '<|im_end|>' for t, (_, _, ans, _) in zip(texts, items)], imgs)
         enc.pop('image_index')                                      # one distinct screen per row of the batch
         labels = enc['input_ids'].clone(); labels[enc['attention_mask'] == 0] = -100
         for r, (_, _, ans, _) in enumerate(items): labels[r, :-len(self.proc.tokenizer(ans + '<|im_end|>')['input_ids'])] = -100
-        return self.model(**enc, labels=labels).loss
+        out = self.model(**enc, labels=labels, output_hidden_states=bool(self.a.align))
+        if not self.a.align: return out.loss
+        self.aligned = self.align(out.hidden_states[0], enc['input_ids'], shown)
+        return out.loss + self.a.align * self.aligned
+
+    def align(self, h, ids, shown):
+        "Cross-entropy of each title's adjective and noun, scored as (image token · word embedding) max-pooled over the title's token row."
+        E, cols, ai, ni, rows = self.model.get_input_embeddings().weight, self.W // 28, [], [], []
+        for r, rs in enumerate(shown):
+            g = h[r][ids[r] == self.proc.image_token_id].view(-1, cols, h.shape[-1])   # the screen's merged tokens, row by row
+            for t, b in rs:
+                a, n = t.split(' ', 1)
+                rows.append(g[int((b[1] + 24) * self.H / 640) // 28]); ai.append(list(ADJECTIVES).index(a)); ni.append(list(NOUNS['videos']).index(n))
+        g = torch.stack(rows)                                       # titles × tokens a row × hidden
+        la, ln = (g @ E[self.adj].T).amax(1), (g @ E[self.noun].T).amax(1)
+        return torch.nn.functional.cross_entropy(la, torch.tensor(ai)) + torch.nn.functional.cross_entropy(ln, torch.tensor(ni))
 
     @torch.no_grad()
     def score(self, items) -> float:
@@ -173,10 +204,12 @@ def main(argv=None):
     warm = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1, (s + 1) / 50))
     rng, log = random.Random(1), []
     for step in range(1, a.steps + 1):
-        loss = p.loss([p.item(img, rows, rng) for img, rows in rng.sample(train, a.bs)])   # distinct screens per batch
+        shots = rng.sample(train, a.bs)                              # distinct screens per batch
+        loss = p.loss([p.item(img, rows, rng) for img, rows in shots], [rows for _, rows in shots])
         loss.backward(); torch.nn.utils.clip_grad_norm_(p.model.parameters(), 1.0); opt.step(); warm.step(); opt.zero_grad()
         if step % a.eval_every == 0 or step == a.steps:
-            log.append({'step': step, 'loss': round(loss.item(), 4), 'score': p.score(test), 'wall_s': round(time.time() - t0)})
+            log.append({'step': step, 'loss': round(loss.item(), 4), **({'align_loss': round(p.aligned.item(), 4)} if a.align else {}),
+                        'score': p.score(test), 'wall_s': round(time.time() - t0)})
             print(a.name, log[-1], flush=True)
             (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'test': len(test), 'log': log}, indent=1))
     if a.save: p.model.save_pretrained(out / f'{a.name}.model'); p.proc.save_pretrained(out / f'{a.name}.model')

@@ -1,6 +1,6 @@
 """The benchmarks are run by hand, for minutes; here each runs at toy sizes, so that they cannot rot unnoticed."""
 import importlib.util
-import json, shutil
+import json, math, re, shutil
 import os
 import subprocess
 import sys
@@ -276,7 +276,7 @@ def test_probe_popups_labels_each_popup(monkeypatch):
         assert r[k]['pass@4']['n'] == r['greedy'][k]['n']
 
 
-@pytest.mark.parametrize('task', ['mark', 'markread', 'solo', 'has'])
+@pytest.mark.parametrize('task', ['mark', 'markread', 'solo', 'has', 'hastext', 'copytext', 'titletext'])
 def test_bench_reading_probe_smoke(tmp_path, task):
     "Each probe trains and scores at toy size; a tap probe scores taps, a reading probe readings, each in [0, 100]."
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_probe.py'), '--task', task, '--steps', '2', '--eval-every', '2',
@@ -286,6 +286,39 @@ def test_bench_reading_probe_smoke(tmp_path, task):
     res = json.loads((tmp_path / f'{task}.json').read_text())
     assert res['args']['task'] == task and res['test'] >= 3 and [x['step'] for x in res['log']] == [2]
     assert 0 <= res['log'][0]['score'] <= 100 and res['log'][0]['loss'] > 0
+
+
+def test_bench_reading_probe_align(tmp_path):
+    "--align adds a word-alignment loss (logged apart, near ln 12 + ln 10 while the embeddings are small and random); it refuses a probe whose rows are not titles."
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_probe.py'), '--task', 'has', '--align', '1', '--steps', '2', '--eval-every', '2',
+           '--screens', '6', '--test-screens', '4', '--bs', '2', '--spec', '64,1,2,1,32,1', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    (e,) = json.loads((tmp_path / 'has.json').read_text())['log']
+    assert abs(e['align_loss'] - (math.log(12) + math.log(10))) < 0.5 and e['loss'] > e['align_loss'], e
+    r = subprocess.run(cmd[:3] + ['mark'] + cmd[4:], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and '--task title or has' in r.stderr
+
+
+def test_bench_reading_probe_text_controls():
+    """hastext lists exactly the screen's titles and answers yes when the asked one is among them; copytext's answer is its listed titles, in order;
+    titletext's answer is the place listed beside the named title."""
+    import random
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_reading_probe as b
+    rows = [('Quiet Guitar', (0, 86, 360, 150)), ('Golden Cats', (0, 150, 360, 214))]
+    for task in ('hastext', 'copytext', 'titletext'):
+        p = object.__new__(b.Probe); p.a, p.W, p.H = b.args(['--task', task]), 224, 392
+        for s in range(20):
+            _, q, ans, box = p.item(None, rows, random.Random(s))
+            if task == 'titletext':
+                places = dict(re.findall(r'"([^"]+)" at (\[\d+, \d+\]);', q))
+                assert sorted(places) == sorted(t for t, _ in rows) and ans == places[re.search(r'Tap "([^"]+)"', q)[1]] and box, q
+                continue
+            listed = re.findall(r'"([^"]+)";', q)
+            assert sorted(listed) == sorted(t for t, _ in rows) and box is None, q
+            if task == 'copytext': assert ans == '; '.join(listed)
+            else: assert ans == ('yes' if re.search(r'Is "([^"]+)"', q)[1] in listed else 'no')
 
 
 @pytest.mark.parametrize('encoder,place', [('qwen', 'grid28'), ('mlp', 'fixed'), ('cnn', 'rows'), ('mlp', 'feed')])
