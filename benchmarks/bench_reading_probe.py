@@ -62,10 +62,12 @@ def args(argv=None):
     ap.add_argument('--tower', default=None, help="start the vision tower (and its merger) from this state dict (torch.save of model.model.visual's)")
     ap.add_argument('--align', type=float, default=0.0, help="weight of a word-alignment loss: each title's row of image tokens, "
                     "scored against the language model's own embeddings of the title's two words, max-pooled over the row (title, has)")
+    ap.add_argument('--blank', action='store_true', help='a text control without the screen: a 56 × 56 blank image (4 tokens) in its place, at a text model\'s cost')
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
     a = ap.parse_args(argv)
     a.name = a.name or a.task
     if a.align and a.task not in ('title', 'has'): ap.error('--align needs the feed as it is: --task title or has')
+    if a.blank and not a.task.endswith('text'): ap.error('--blank is for the text controls (hastext, titletext, copytext): the others need the screen')
     return a
 
 
@@ -145,13 +147,15 @@ class Probe:
         turn = lambda q: [{'type': 'image'}, {'type': 'text', 'text': q}][::-1 if self.a.text_first else 1]
         msgs = [[{'role': 'user', 'content': turn(q)}] for _, q, _, _ in items]
         return ([self.proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in msgs],
-                [img.resize((self.W, self.H), Image.BICUBIC) for img, *_ in items])
+                [Image.new('RGB', (56, 56), 'white') if self.a.blank else img.resize((self.W, self.H), Image.BICUBIC) for img, *_ in items])
 
     def loss(self, items, shown=None):
         "The answer's loss; with `--align`, plus the word-alignment loss on the rows `shown` on each screen."
         texts, imgs = self.texts(items)
         enc = encode(self.proc, [t + ans + '<|im_end|>' for t, (_, _, ans, _) in zip(texts, items)], imgs)
-        enc.pop('image_index')                                      # one distinct screen per row of the batch
+        idx, thw = enc.pop('image_index'), enc['image_grid_thw']    # the model wants one image per placeholder: repeat the shared ones
+        pv = enc['pixel_values'].split(thw.prod(-1).tolist())
+        enc['pixel_values'], enc['image_grid_thw'] = torch.cat([pv[j] for j in idx.tolist()]), thw[idx]
         labels = enc['input_ids'].clone(); labels[enc['attention_mask'] == 0] = -100
         for r, (_, _, ans, _) in enumerate(items): labels[r, :-len(self.proc.tokenizer(ans + '<|im_end|>')['input_ids'])] = -100
         out = self.model(**enc, labels=labels, output_hidden_states=bool(self.a.align))

@@ -276,11 +276,12 @@ def test_probe_popups_labels_each_popup(monkeypatch):
         assert r[k]['pass@4']['n'] == r['greedy'][k]['n']
 
 
-@pytest.mark.parametrize('task', ['mark', 'markread', 'solo', 'has', 'hastext', 'copytext', 'titletext'])
-def test_bench_reading_probe_smoke(tmp_path, task):
-    "Each probe trains and scores at toy size; a tap probe scores taps, a reading probe readings, each in [0, 100]."
+@pytest.mark.parametrize('task,extra', [('mark', []), ('markread', []), ('solo', []), ('has', []), ('hastext', []), ('copytext', ['--blank']),
+                                        ('titletext', ['--blank'])])
+def test_bench_reading_probe_smoke(tmp_path, task, extra):
+    "Each probe trains and scores at toy size; a tap probe scores taps, a reading probe readings, each in [0, 100]; a text control runs without the screen (--blank)."
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_probe.py'), '--task', task, '--steps', '2', '--eval-every', '2',
-           '--screens', '6', '--test-screens', '4', '--bs', '2', '--spec', '64,1,2,1,32,1', '--title-px', '20', '--out', str(tmp_path)]
+           '--screens', '6', '--test-screens', '4', '--bs', '2', '--spec', '64,1,2,1,32,1', '--title-px', '20', '--out', str(tmp_path), *extra]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads((tmp_path / f'{task}.json').read_text())
@@ -289,7 +290,7 @@ def test_bench_reading_probe_smoke(tmp_path, task):
 
 
 def test_bench_reading_probe_align(tmp_path):
-    "--align adds a word-alignment loss (logged apart, near ln 12 + ln 10 while the embeddings are small and random); it refuses a probe whose rows are not titles."
+    "--align adds a word-alignment loss (logged apart, near ln 12 + ln 10 while the embeddings are small and random); it refuses a probe whose rows are not titles, and --blank a probe that needs the screen."
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_reading_probe.py'), '--task', 'has', '--align', '1', '--steps', '2', '--eval-every', '2',
            '--screens', '6', '--test-screens', '4', '--bs', '2', '--spec', '64,1,2,1,32,1', '--out', str(tmp_path)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -298,6 +299,8 @@ def test_bench_reading_probe_align(tmp_path):
     assert abs(e['align_loss'] - (math.log(12) + math.log(10))) < 0.5 and e['loss'] > e['align_loss'], e
     r = subprocess.run(cmd[:3] + ['mark'] + cmd[4:], capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and '--task title or has' in r.stderr
+    r = subprocess.run(cmd[:3] + ['mark', '--blank'] + cmd[6:], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and '--blank is for the text controls' in r.stderr
 
 
 def test_bench_reading_probe_text_controls():
