@@ -14,6 +14,8 @@ Tasks (`--task`):
   "Quiet Guitar"; "Golden Cats"; …"). Matching words to words: what the language model can learn without reading.
 - `titletext`: the control of `title`: the same question after each title written out with its row's centre
   ("The screen shows: "Quiet Guitar" at [112, 72]; …"). Looking a place up by its words, without reading.
+- `placestext`: every title written out with its place, then "Where are "Golden Cats"; "Quiet Guitar"; …" in a shuffled
+  order → their places, in that order: seven lookups an answer (dense associative recall).
 - `copytext`: the titles written out as text in a shuffled order, "Repeat the titles." → the same list: dense copying.
 
 Knobs: `--spec` (text hidden, text layers, heads, kv heads, vision hidden, vision depth: the tiny model is
@@ -42,8 +44,8 @@ from mobile_r1.sim.generate import sim_corpus
 from mobile_r1.sim.phone import SimPhone, scene
 from mobile_r1.sim.tasks import task_list
 
-TASKS = ('mark', 'title', 'markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'titletext')
-READS = ('markread', 'read', 'solo', 'has', 'hastext', 'copytext')
+TASKS = ('mark', 'title', 'markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'titletext', 'placestext')
+READS = ('markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'placestext')
 PROMPTS = {'markread': 'Read the red row.', 'read': 'Read the titles.', 'solo': 'Read the screen.'}
 
 
@@ -62,11 +64,13 @@ def args(argv=None):
     ap.add_argument('--tower', default=None, help="start the vision tower (and its merger) from this state dict (torch.save of model.model.visual's)")
     ap.add_argument('--align', type=float, default=0.0, help="weight of a word-alignment loss: each title's row of image tokens, "
                     "scored against the language model's own embeddings of the title's two words, max-pooled over the row (title, has)")
+    ap.add_argument('--echo', action='store_true', help='placestext, titletext: the answer names each title before its place ("Golden Cats" at [112, 111])')
     ap.add_argument('--blank', action='store_true', help='a text control without the screen: a 56 × 56 blank image (4 tokens) in its place, at a text model\'s cost')
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
     a = ap.parse_args(argv)
     a.name = a.name or a.task
     if a.align and a.task not in ('title', 'has'): ap.error('--align needs the feed as it is: --task title or has')
+    if a.echo and a.task not in ('placestext', 'titletext'): ap.error('--echo is for placestext and titletext')
     if a.blank and not a.task.endswith('text'): ap.error('--blank is for the text controls (hastext, titletext, copytext): the others need the screen')
     return a
 
@@ -137,11 +141,16 @@ class Probe:
         if self.a.task == 'copytext':                               # dense copying, word by word: what builds induction heads
             shown = [t for t, _ in rows]; r.shuffle(shown)
             return img, 'The screen shows: ' + ' '.join(f'"{v}";' for v in shown) + ' Repeat the titles.', '; '.join(shown), None
+        if self.a.task == 'placestext':                             # dense lookups: every title's place, asked in a shuffled order
+            at = lambda b: (lambda f: f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]')(self.box(b))
+            asked = rows[:]; r.shuffle(asked)
+            return (img, 'The screen shows: ' + ' '.join(f'"{v}" at {at(b)};' for v, b in rows) + ' Where are ' + ' '.join(f'"{v}";' for v, _ in asked),
+                    '; '.join((f'"{v}" at ' if self.a.echo else '') + at(b) for v, b in asked), None)
         if self.a.task in READS: return img, PROMPTS[self.a.task], '; '.join(t for t, _ in rows), None   # one row but for `read`
         t, b = r.choice(rows)
         f, at = self.box(b), lambda f: f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]'
         listed = 'The screen shows: ' + ' '.join(f'"{v}" at {at(self.box(c))};' for v, c in rows) + ' ' if self.a.task == 'titletext' else ''
-        return img, f'{listed}Tap "{t}".', at(f), f
+        return img, f'{listed}Tap "{t}".', (f'"{t}" at ' if self.a.echo else '') + at(f), f
 
     def texts(self, items):
         turn = lambda q: [{'type': 'image'}, {'type': 'text', 'text': q}][::-1 if self.a.text_first else 1]
@@ -181,17 +190,23 @@ class Probe:
         self.model.eval(); hit = tot = 0
         for i in range(0, len(items), 32):
             chunk = items[i:i + 32]; texts, imgs = self.texts(chunk)
-            comp = sample(self.model, encode(self.proc, texts, imgs), [self.end], 60 if self.a.task in READS else 10, 0.0, 1.0, [])
+            comp = sample(self.model, encode(self.proc, texts, imgs), [self.end], self.budget, 0.0, 1.0, [])
             for c, (_, _, ans, f) in zip(self.proc.tokenizer.batch_decode(comp, skip_special_tokens=True), chunk):
                 if f is None:
                     g, p = ans.split('; '), c.strip().split('; ')
                     hit += sum(x == y for x, y in zip(g, p)); tot += len(g)
                     continue
                 tot += 1
-                try: x, y = json.loads(c.strip()); hit += f[0] <= x <= f[2] and f[1] <= y <= f[3]
+                try: x, y = json.loads(c.strip().rsplit(' at ', 1)[-1]); hit += f[0] <= x <= f[2] and f[1] <= y <= f[3]
                 except (ValueError, TypeError): pass
         self.model.train()
         return round(100 * hit / tot, 1)
+
+    @property
+    def budget(self) -> int:
+        "Tokens a greedy answer may take: a place is about 10, a title about 5; placestext answers seven, echoed or not."
+        if self.a.task == 'placestext': return 200 if self.a.echo else 100
+        return (60 if self.a.task in READS else 10) + (20 if self.a.echo else 0)
 
 
 def main(argv=None):

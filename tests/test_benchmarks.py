@@ -369,3 +369,15 @@ def test_bench_reading_probe_chain(tmp_path):
     assert any(not torch.equal(a[k], b[k]) for k in a if k not in vis)
     a2 = json.loads((tmp_path / 'second.json').read_text())['args']
     assert a2['from_model'].endswith('first.model') and a2['text_first']
+
+
+def test_bench_reading_probe_budget_holds_the_longest_answer(tmp_path):
+    "The greedy answer's token budget holds the longest answer of each probe (seven places, echoed or not; a title's tap, echoed)."
+    import random
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_reading_probe as b
+    rows = [(f'Midnight {n}', (0, 86 + 64 * k, 360, 150 + 64 * k)) for k, n in enumerate(['Skyline', 'Noodles', 'Rockets', 'Puppies', 'Pandas', 'Garden', 'Guitar'])]
+    for extra in (['--task', 'placestext'], ['--task', 'placestext', '--echo'], ['--task', 'titletext', '--echo'], ['--task', 'title']):
+        p = b.Probe(b.args(extra + ['--spec', '64,1,2,1,32,1', '--out', str(tmp_path)]))
+        _, _, ans, _ = p.item(None, rows, random.Random(0))
+        assert len(p.proc.tokenizer(ans)['input_ids']) <= p.budget, (extra, ans)   # the answer scores without its end token
