@@ -112,7 +112,7 @@ def test_the_quickstart_and_its_stage_one_draws_quote_their_assets():
 
 
 def test_readme_reading_probes():
-    "The README's reading-probe figures are the assets' (bench_reading_align feed run, bench_reading_probe read and title runs)."
+    "The README's reading-probe figures are the assets' (bench_reading_align feed run, bench_reading_probe read, title, text-control and alignment runs)."
     text = ' '.join((ROOT / 'README.md').read_text(encoding='utf-8').split())
     A = ROOT / 'nbs' / 'assets'
     feed = json.loads((A / 'reading_align' / 'feed.json').read_text())
@@ -122,3 +122,7 @@ def test_readme_reading_probes():
     assert f"({probe('read_feedtower_frozen')}% read exactly, against {probe('read')}% from random weights)" in text
     assert f"find a named one ({probe('title_feedtower_frozen')}%" in text
     assert f"({probe('has_feedtower_frozen_textfirst')}% yes-or-no answers right)" in text
+    assert f"no better than a random row ({probe('titletext')}% with the places written beside the titles)" in text
+    copy = json.loads((A / 'reading_probe' / 'copytext.json').read_text())['log']
+    assert f"exactly, by step 500 ({next(e['score'] for e in copy if e['step'] == 500)}%)" in text
+    assert json.loads((A / 'reading_probe' / 'has_feedtower_align_textfirst.json').read_text())['log'][-1]['align_loss'] < 0.01
