@@ -32,10 +32,8 @@ from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import Qwen2_5_VisionTra
 from transformers.models.qwen2_5_vl.configuration_qwen2_5_vl import Qwen2_5_VLVisionConfig
 from transformers import Qwen2VLImageProcessorPil
 import mobile_r1.sim.render as R
-from mobile_r1.sim.apps import ADJECTIVES, NOUNS
-from bench_reading_probe import screens
+from bench_reading_probe import ADJ, NOUN, screens, token_row
 
-ADJ, NOUN = list(ADJECTIVES), list(NOUNS['videos'])
 _f = random.Random(40)
 FEW40 = [(_f.randrange(0, 112), _f.randrange(56, 336)) for _ in range(40)]   # 40 places anywhere in the 224 × 392 frame
 PLACES = ('fixed', 'grid28', 'grid14', 'random', 'few40', 'row1', 'rows', 'rows_jitter', 'feed')
@@ -78,7 +76,7 @@ def feed(r: random.Random, W: int, H: int):
     "SimPhone's procedural video feed of a fresh episode (`bench_reading_probe.screens`), resized as a screenshot; each row's title and its token row."
     while not (shot := screens('title', 1, r.randrange(1 << 30), 15)): pass   # an episode whose first screen is not the home screen: another
     img, rows = shot[0]
-    labels = [(ADJ.index(t.split(' ', 1)[0]), NOUN.index(t.split(' ', 1)[1]), int((b[1] + 24) * H / 640) // 28) for t, b in rows]
+    labels = [(ADJ.index(t.split(' ', 1)[0]), NOUN.index(t.split(' ', 1)[1]), token_row(b, H)) for t, b in rows]
     return img.resize((W, H), Image.BICUBIC), labels
 
 

@@ -30,8 +30,8 @@ reading. Prompts are a bare user turn (no system prompt, no history), so a step 
         [--text-first] [--align 1] [--echo] [--blank] [--save] [--name NAME] [--out runs/reading_probe]
 
 Writes OUT/NAME.json (the arguments and, every `--eval-every` steps, the training loss, the alignment loss with
-`--align`, and the score: % of taps inside the named row, or % of titles, places or answers given exactly). On 2 CPU cores a step of 16 takes about half a second at the
-default budget, with a second probe beside it on the other core."""
+`--align`, and the score: % of taps inside the named row, or % of titles, places or answers given exactly). On 2 CPU
+cores a step of 16 takes about half a second at the default budget, with a second probe beside it on the other core."""
 import argparse, json, random, time
 from pathlib import Path
 import torch
@@ -50,6 +50,12 @@ from mobile_r1.sim.tasks import task_list
 TASKS = ('mark', 'title', 'markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'titletext', 'placestext')
 READS = ('markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'placestext')
 PROMPTS = {'markread': 'Read the red row.', 'read': 'Read the titles.', 'solo': 'Read the screen.'}
+ADJ, NOUN = list(ADJECTIVES), list(NOUNS['videos'])             # a video title is 'adjective noun'
+
+
+def token_row(box, H: int) -> int:
+    "The row of merged 28-pixel tokens, in a model frame `H` pixels high, that holds the title of a feed row at `box` (phone pixels)."
+    return int((box[1] + 24) * H / 640) // 28
 
 
 def args(argv=None):
@@ -74,7 +80,7 @@ def args(argv=None):
     a.name = a.name or a.task
     if a.align and a.task not in ('title', 'has'): ap.error('--align needs the feed as it is: --task title or has')
     if a.echo and a.task not in ('placestext', 'titletext'): ap.error('--echo is for placestext and titletext')
-    if a.blank and not a.task.endswith('text'): ap.error('--blank is for the text controls (hastext, titletext, copytext): the others need the screen')
+    if a.blank and not a.task.endswith('text'): ap.error('--blank is for the text controls (hastext, titletext, placestext, copytext): the others need the screen')
     return a
 
 
@@ -115,6 +121,12 @@ def screens(task: str, n: int, seed0: int, title_px: int) -> list:
     return res
 
 
+def shows(titles, place=None) -> str:
+    """The screen written out in words, for the text controls: 'The screen shows: "Quiet Guitar"; …', or, given `place`,
+    each (title, box) pair as '"Quiet Guitar" at [112, 72];'."""
+    return 'The screen shows: ' + ' '.join(f'"{t[0]}" at {place(t[1])};' if place else f'"{t}";' for t in titles)
+
+
 class Probe:
     def __init__(self, a):
         self.a = a
@@ -130,30 +142,37 @@ class Probe:
         self.W, self.H = model_frame(360, 640, a.max_pixels).size
         self.end = self.proc.tokenizer.convert_tokens_to_ids('<|im_end|>')
         tok = self.proc.tokenizer.convert_tokens_to_ids              # the words as a question spells them: 'Tap "Quiet Guitar".'
-        self.adj, self.noun = torch.tensor([tok(w) for w in ADJECTIVES]), torch.tensor([tok('Ġ' + w) for w in NOUNS['videos']])
+        self.adj, self.noun = torch.tensor([tok(w) for w in ADJ]), torch.tensor([tok('Ġ' + w) for w in NOUN])
 
     def box(self, b): return [round(b[0] * self.W / 360), round(b[1] * self.H / 640), round(b[2] * self.W / 360), round(b[3] * self.H / 640)]
+
+    def place(self, b) -> str:
+        "The centre of phone box `b` in the model's frame, as an answer writes it: '[112, 72]'."
+        f = self.box(b)
+        return f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]'
 
     def item(self, img, rows, r):
         "One question on a screen: (image, prompt, answer, box or None)."
         if self.a.task in ('has', 'hastext'):                       # a title on the screen, or one that is not, half the time each
             shown = [t for t, _ in rows]
             t = r.choice(shown) if r.random() < 0.5 else r.choice([v for v in vocabulary('videos') if v not in shown])
-            listed = 'The screen shows: ' + ' '.join(f'"{v}";' for v in shown) + ' ' if self.a.task == 'hastext' else ''   # the control: the titles as text
+            listed = shows(shown) + ' ' if self.a.task == 'hastext' else ''   # the control: the titles as text
             return img, f'{listed}Is "{t}" on the screen?', 'yes' if t in shown else 'no', None
         if self.a.task == 'copytext':                               # dense copying, word by word: what builds induction heads
             shown = [t for t, _ in rows]; r.shuffle(shown)
-            return img, 'The screen shows: ' + ' '.join(f'"{v}";' for v in shown) + ' Repeat the titles.', '; '.join(shown), None
+            return img, shows(shown) + ' Repeat the titles.', '; '.join(shown), None
         if self.a.task == 'placestext':                             # dense lookups: every title's place, asked in a shuffled order
-            at = lambda b: (lambda f: f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]')(self.box(b))
             asked = rows[:]; r.shuffle(asked)
-            return (img, 'The screen shows: ' + ' '.join(f'"{v}" at {at(b)};' for v, b in rows) + ' Where are ' + ' '.join(f'"{v}";' for v, _ in asked),
-                    '; '.join((f'"{v}" at ' if self.a.echo else '') + at(b) for v, b in asked), None)
+            return (img, shows(rows, self.place) + ' Where are ' + ' '.join(f'"{v}";' for v, _ in asked),
+                    '; '.join(self.answer(v, b) for v, b in asked), None)
         if self.a.task in READS: return img, PROMPTS[self.a.task], '; '.join(t for t, _ in rows), None   # one row but for `read`
         t, b = r.choice(rows)
-        f, at = self.box(b), lambda f: f'[{(f[0] + f[2]) // 2}, {(f[1] + f[3]) // 2}]'
-        listed = 'The screen shows: ' + ' '.join(f'"{v}" at {at(self.box(c))};' for v, c in rows) + ' ' if self.a.task == 'titletext' else ''
-        return img, f'{listed}Tap "{t}".', (f'"{t}" at ' if self.a.echo else '') + at(f), f
+        listed = shows(rows, self.place) + ' ' if self.a.task == 'titletext' else ''
+        return img, f'{listed}Tap "{t}".', self.answer(t, b), self.box(b)
+
+    def answer(self, t: str, b) -> str:
+        """A place asked for by its title: '[112, 72]', or with `--echo` '"Quiet Guitar" at [112, 72]'."""
+        return (f'"{t}" at ' if self.a.echo else '') + self.place(b)
 
     def texts(self, items):
         turn = lambda q: [{'type': 'image'}, {'type': 'text', 'text': q}][::-1 if self.a.text_first else 1]
@@ -182,7 +201,7 @@ class Probe:
             g = h[r][ids[r] == self.proc.image_token_id].view(-1, cols, h.shape[-1])   # the screen's merged tokens, row by row
             for t, b in rs:
                 a, n = t.split(' ', 1)
-                rows.append(g[int((b[1] + 24) * self.H / 640) // 28]); ai.append(list(ADJECTIVES).index(a)); ni.append(list(NOUNS['videos']).index(n))
+                rows.append(g[token_row(b, self.H)]); ai.append(ADJ.index(a)); ni.append(NOUN.index(n))
         g = torch.stack(rows)                                       # titles × tokens a row × hidden
         la, ln = (g @ E[self.adj].T).amax(1), (g @ E[self.noun].T).amax(1)
         return torch.nn.functional.cross_entropy(la, torch.tensor(ai)) + torch.nn.functional.cross_entropy(ln, torch.tensor(ni))
