@@ -84,6 +84,14 @@ def args(argv=None):
     return a
 
 
+def tiny_model(spec: str, folder: Path, max_pixels: int) -> Path:
+    """A tiny Qwen2.5-VL from random weights, saved at `folder`: `spec` gives text hidden, text layers, heads, kv heads,
+    vision hidden and vision depth; its tokenizer is trained on SimPhone's text and on places written as '[112, 72]'."""
+    TINY_SIZES['probe'] = tuple(int(v) for v in spec.split(','))
+    corpus = sim_corpus(content='procedural') + [f'[{i}, {j}]' for i in range(0, 400, 7) for j in range(0, 400, 11)]
+    return tiny_qwen_vl(folder, corpus=corpus, size='probe', max_pixels=max_pixels)
+
+
 def big_titles(px: int):
     "Draw list rows with a `px` title font (the views line moves down and shrinks); SimPhone draws 15."
     old = R._line
@@ -131,10 +139,7 @@ class Probe:
     def __init__(self, a):
         self.a = a
         torch.manual_seed(0)
-        h = tuple(int(v) for v in a.spec.split(','))
-        TINY_SIZES['probe'] = h
-        corpus = sim_corpus(content='procedural') + [f'[{i}, {j}]' for i in range(0, 400, 7) for j in range(0, 400, 11)]
-        folder = a.from_model or tiny_qwen_vl(Path(a.out) / f'init_{a.name}', corpus=corpus, size='probe', max_pixels=a.max_pixels)
+        folder = a.from_model or tiny_model(a.spec, Path(a.out) / f'init_{a.name}', a.max_pixels)
         self.proc = load_processor(str(folder))
         self.model = AutoModelForImageTextToText.from_pretrained(str(folder))
         if a.tower: self.model.model.visual.load_state_dict(torch.load(a.tower))

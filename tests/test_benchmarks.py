@@ -381,3 +381,32 @@ def test_bench_reading_probe_budget_holds_the_longest_answer(tmp_path):
         p = b.Probe(b.args(extra + ['--spec', '64,1,2,1,32,1', '--out', str(tmp_path)]))
         _, _, ans, _ = p.item(None, rows, random.Random(0))
         assert len(p.proc.tokenizer(ans)['input_ids']) <= p.budget, (extra, ans)   # the answer scores without its end token
+
+
+@pytest.mark.parametrize('order,place', [('question-first', 'after'), ('listing-first', 'before')])
+def test_bench_lookup_questions(order, place):
+    "Each question lists `--keys` distinct titles at distinct rows, top to bottom, and its answer is the place written beside the named one; the question stands where --order puts it."
+    import random
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_lookup as b
+    a = b.args(['--order', order, '--place', place, '--keys', '5'])
+    pat = r'(\[\d+, \d+\]) "([^"]+)";' if place == 'before' else r'"([^"]+)" at (\[\d+, \d+\]);'
+    for s in range(30):
+        q, ans = b.question(random.Random(s), a)
+        pairs = re.findall(pat, q)
+        places = {t: p for p, t in pairs} if place == 'before' else dict(pairs)
+        ys = [json.loads(p)[1] for p in places.values()]
+        assert len(places) == 5 and len(set(ys)) == 5 and ys == sorted(ys), q
+        named = re.search(r'Tap "([^"]+)"\.', q)
+        assert ans == places[named[1]] and (named.start() == 0) == (order == 'question-first'), q
+    with pytest.raises(SystemExit): b.args(['--keys', '1'])
+
+
+def test_bench_lookup_smoke(tmp_path):
+    "The words-only lookup trains and scores at toy size, on text alone."
+    cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_lookup.py'), '--steps', '2', '--eval-every', '2', '--bs', '2', '--test', '4',
+           '--spec', '64,1,2,1,32,1', '--order', 'listing-first', '--out', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path / 'listing-first_after_k7.json').read_text())
+    assert res['test'] == 4 and [x['step'] for x in res['log']] == [2] and 0 <= res['log'][0]['score'] <= 100 and res['log'][0]['loss'] > 0
