@@ -14,14 +14,15 @@ Where the question stands decides which circuit can answer it, in a model that o
 
 `--place before` writes each place before its title ('[112, 220] "Brave Puppies";'), so that a title's last word can
 gather its own place as it looks back, and the answer can copy the place from the one token that is also the match.
-A screen's tokens hold their title and their place in one token in the same way.
+A screen's tokens hold their title and their place in one token in the same way. `--words 1` names each title by
+its first word alone (one token, 12 of them): matching one token to one token, with no second word to check.
 
 The model is the tiny Qwen2.5-VL of the reading probes (`--spec`, from random weights), called on text alone. The
 places are those of a feed in the model's 224 × 392 frame: x = 112, seven distinct rows' y from 60 to 372. Scored on
 256 fresh questions by exact answers (every answer token the greedy one: teacher-forced, which equals greedy decoding);
 a random row of seven scores 14.3%.
 
-    python benchmarks/bench_lookup.py [--order question-first] [--place after] [--keys 7] [--spec 128,2,4,2,64,2]
+    python benchmarks/bench_lookup.py [--order question-first] [--place after] [--keys 7] [--words 2] [--spec 128,2,4,2,64,2]
         [--steps 4000] [--bs 32] [--lr 1e-3] [--name NAME] [--out runs/lookup]
 
 Writes OUT/NAME.json (the arguments and, every `--eval-every` steps, the training loss and the score). On 2 CPU cores
@@ -33,7 +34,7 @@ from transformers import AutoModelForImageTextToText
 from mobile_r1.data import atomic_write
 from mobile_r1.policy import load_processor
 from mobile_r1.sim.apps import vocabulary
-from bench_reading_probe import tiny_model
+from bench_reading_probe import ADJ, tiny_model
 
 TITLES, YS = vocabulary('videos'), range(60, 380, 8)
 
@@ -43,20 +44,22 @@ def args(argv=None):
     ap.add_argument('--order', choices=('question-first', 'listing-first'), default='question-first')
     ap.add_argument('--place', choices=('after', 'before'), default='after', help="a place after its title ('\"X\" at [112, 68];') or before it ('[112, 68] \"X\";')")
     ap.add_argument('--keys', type=int, default=7, help='titles listed per question')
+    ap.add_argument('--words', type=int, choices=(1, 2), default=2, help="a title's words: 2 as the feed writes them ('Brave Puppies'), or 1 (the adjective alone, one token: 'Brave')")
     ap.add_argument('--spec', default='128,2,4,2,64,2', help='text hidden, text layers, heads, kv heads, vision hidden, vision depth')
     ap.add_argument('--steps', type=int, default=4000); ap.add_argument('--bs', type=int, default=32)
     ap.add_argument('--lr', type=float, default=1e-3); ap.add_argument('--eval-every', type=int, default=250)
     ap.add_argument('--test', type=int, default=256); ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/lookup')
     a = ap.parse_args(argv)
-    if not 2 <= a.keys <= len(YS): ap.error(f'--keys must lie in 2..{len(YS)} (the feed has {len(YS)} distinct rows)')
-    a.name = a.name or f'{a.order}_{a.place}_k{a.keys}'
+    most = min(len(ADJ) if a.words == 1 else len(TITLES), len(YS))
+    if not 2 <= a.keys <= most: ap.error(f'--keys must lie in 2..{most} (distinct titles at distinct rows)')
+    a.name = a.name or f'{a.order}_{a.place}_k{a.keys}' + ('_1word' if a.words == 1 else '')
     return a
 
 
 def question(r: random.Random, a) -> tuple[str, str]:
     "One question and its answer: `a.keys` distinct titles at distinct rows, top to bottom, one of them named."
-    titles, ys = r.sample(TITLES, a.keys), sorted(r.sample(YS, a.keys))
+    titles, ys = r.sample(TITLES if a.words == 2 else ADJ, a.keys), sorted(r.sample(YS, a.keys))
     place = {t: f'[112, {y}]' for t, y in zip(titles, ys)}
     listed = 'The screen shows: ' + ' '.join(f'{place[t]} "{t}";' if a.place == 'before' else f'"{t}" at {place[t]};' for t in titles)
     t = r.choice(titles)
