@@ -399,7 +399,7 @@ def test_bench_lookup_questions(order, place):
         assert len(places) == 5 and len(set(ys)) == 5 and ys == sorted(ys), q
         named = re.search(r'Tap "([^"]+)"\.', q)
         assert ans == places[named[1]] and (named.start() == 0) == (order == 'question-first'), q
-    with pytest.raises(SystemExit): b.args(['--keys', '1'])
+    with pytest.raises(SystemExit): b.args(['--keys', '0'])
     with pytest.raises(SystemExit): b.args(['--keys', '13', '--words', '1'])              # 12 one-word titles
     q, ans = b.question(random.Random(0), b.args(['--words', '1', '--keys', '12']))
     assert sorted(re.findall(r'"(\w+)" at', q)) == sorted(b.ADJ), q

@@ -126,3 +126,7 @@ def test_readme_reading_probes():
     copy = json.loads((A / 'reading_probe' / 'copytext.json').read_text())['log']
     assert f"exactly, by step 500 ({next(e['score'] for e in copy if e['step'] == 500)}%)" in text
     assert json.loads((A / 'reading_probe' / 'has_feedtower_align_textfirst.json').read_text())['log'][-1]['align_loss'] < 0.01
+    look = lambda n: json.loads((A / 'lookup' / f'{n}.json').read_text())['log']
+    assert f"copies a listed place exactly by step 250 ({look('question-first_before_k1_1word')[0]['score']}%)" in text
+    long = look('question-first_before_k2_1word_long')[-1]
+    assert f"through {long['step']:,} steps of 32 ({long['score']}%)" in text
