@@ -413,3 +413,19 @@ def test_bench_lookup_smoke(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads((tmp_path / 'listing-first_after_k7.json').read_text())
     assert res['test'] == 4 and [x['step'] for x in res['log']] == [2] and 0 <= res['log'][0]['score'] <= 100 and res['log'][0]['loss'] > 0
+
+
+def test_bench_lookup_losses(tmp_path):
+    "The head on the answer's positions alone gives the model's own loss on the answer; --every-token gives its loss on every token; the score counts exact answers."
+    import random, torch
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_lookup as b
+    a = b.args(['--spec', '64,1,2,1,32,1', '--keys', '3', '--out', str(tmp_path)])
+    m = b.Lookup(a); items = [b.question(random.Random(i), a) for i in range(4)]
+    ids, labels, mask = m.batch(items)
+    with torch.no_grad():
+        assert torch.allclose(m.loss(items), m.model(input_ids=ids, attention_mask=mask, labels=labels).loss, atol=1e-5)
+        m.every = True
+        full = ids.masked_fill(mask == 0, -100)
+        assert torch.allclose(m.loss(items), m.model(input_ids=ids, attention_mask=mask, labels=full).loss, atol=1e-5)
+    assert m.score(items) == 0.0                                   # random weights write no answer exactly
