@@ -130,3 +130,5 @@ def test_readme_reading_probes():
     assert f"copies a listed place exactly by step 250 ({look('question-first_before_k1_1word')[0]['score']}%)" in text
     long = look('question-first_before_k2_1word_long')[-1]
     assert f"through {long['step']:,} steps of 32 ({long['score']}%)" in text
+    every = look('question-first_before_k2_1word_every')
+    assert f"reaches {every[-1]['score']}% by step {every[-1]['step']:,}" in text and every[7] == {**every[7], 'step': 2000, 'score': 79.3}
