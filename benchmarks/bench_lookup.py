@@ -36,7 +36,7 @@ from transformers import AutoModelForImageTextToText
 from mobile_r1.data import atomic_write
 from mobile_r1.policy import load_processor
 from mobile_r1.sim.apps import vocabulary
-from bench_reading_probe import ADJ, tiny_model
+from bench_reading_probe import ADJ, shows, tiny_model
 
 TITLES, YS = vocabulary('videos'), range(60, 380, 8)
 
@@ -64,7 +64,8 @@ def question(r: random.Random, a) -> tuple[str, str]:
     "One question and its answer: `a.keys` distinct titles at distinct rows, top to bottom, one of them named."
     titles, ys = r.sample(TITLES if a.words == 2 else ADJ, a.keys), sorted(r.sample(YS, a.keys))
     place = {t: f'[112, {y}]' for t, y in zip(titles, ys)}
-    listed = 'The screen shows: ' + ' '.join(f'{place[t]} "{t}";' if a.place == 'before' else f'"{t}" at {place[t]};' for t in titles)
+    listed = (shows([(t, place[t]) for t in titles], str) if a.place == 'after'     # as bench_reading_probe's titletext writes it
+              else 'The screen shows: ' + ' '.join(f'{place[t]} "{t}";' for t in titles))
     t = r.choice(titles)
     return (f'Tap "{t}". {listed}' if a.order == 'question-first' else f'{listed} Tap "{t}".'), place[t]
 
