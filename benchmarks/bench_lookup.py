@@ -45,7 +45,8 @@ def args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--order', choices=('question-first', 'listing-first'), default='question-first')
     ap.add_argument('--place', choices=('after', 'before'), default='after', help="a place after its title ('\"X\" at [112, 68];') or before it ('[112, 68] \"X\";')")
-    ap.add_argument('--keys', type=int, default=7, help='titles listed per question; 1 is the control: nothing to choose, only a place to copy')
+    ap.add_argument('--keys', default='7', help='titles listed per question, N or a range A-B drawn per question (2-7: the easy lookups '
+                    'among the hard ones); 1 is the control: nothing to choose, only a place to copy. Scored on the largest')
     ap.add_argument('--words', type=int, choices=(1, 2), default=2, help="a title's words: 2 as the feed writes them ('Brave Puppies'), or 1 (the adjective alone, one token: 'Brave')")
     ap.add_argument('--spec', default='128,2,4,2,64,2', help='text hidden, text layers, heads, kv heads, vision hidden, vision depth')
     ap.add_argument('--steps', type=int, default=4000); ap.add_argument('--bs', type=int, default=32)
@@ -55,14 +56,19 @@ def args(argv=None):
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/lookup')
     a = ap.parse_args(argv)
     most = min(len(ADJ) if a.words == 1 else len(TITLES), len(YS))
-    if not 1 <= a.keys <= most: ap.error(f'--keys must lie in 1..{most} (distinct titles at distinct rows)')
+    lo, _, hi = a.keys.partition('-')
+    try: a.keys_range = (int(lo), int(hi or lo))
+    except ValueError: ap.error(f'--keys takes N or A-B, got {a.keys!r}')
+    if not 1 <= a.keys_range[0] <= a.keys_range[1] <= most: ap.error(f'--keys must lie in 1..{most} (distinct titles at distinct rows)')
     a.name = a.name or f'{a.order}_{a.place}_k{a.keys}' + ('_1word' if a.words == 1 else '') + ('_every' if a.every_token else '')
     return a
 
 
-def question(r: random.Random, a) -> tuple[str, str]:
-    "One question and its answer: `a.keys` distinct titles at distinct rows, top to bottom, one of them named."
-    titles, ys = r.sample(TITLES if a.words == 2 else ADJ, a.keys), sorted(r.sample(YS, a.keys))
+def question(r: random.Random, a, keys: int | None = None) -> tuple[str, str]:
+    "One question and its answer: `keys` (or a number drawn from `a.keys_range`) distinct titles at distinct rows, top to bottom, one of them named."
+    lo, hi = a.keys_range
+    keys = keys or (r.randint(lo, hi) if lo < hi else lo)             # a fixed count draws nothing: the stream stays as it was
+    titles, ys = r.sample(TITLES if a.words == 2 else ADJ, keys), sorted(r.sample(YS, keys))
     place = {t: f'[112, {y}]' for t, y in zip(titles, ys)}
     listed = (shows([(t, place[t]) for t in titles], str) if a.place == 'after'     # as bench_reading_probe's titletext writes it
               else 'The screen shows: ' + ' '.join(f'{place[t]} "{t}";' for t in titles))
@@ -119,7 +125,7 @@ def main(argv=None):
     torch.set_num_threads(a.threads)
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
     t0, m = time.time(), Lookup(a)
-    test = [question(random.Random(10 ** 6 + i), a) for i in range(a.test)]     # their own seeds, apart from the training stream
+    test = [question(random.Random(10 ** 6 + i), a, a.keys_range[1]) for i in range(a.test)]     # their own seeds, apart from training; the most titles
     print(f'{a.name}: {test[0][0]} -> {test[0][1]}', flush=True)
     opt = torch.optim.AdamW(m.model.parameters(), lr=a.lr, weight_decay=0.0)
     warm = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1, (s + 1) / 50))

@@ -21,13 +21,14 @@ Tasks (`--task`):
 Knobs: `--spec` (text hidden, text layers, heads, kv heads, vision hidden, vision depth: the tiny model is
 128,2,4,2,64,2), `--max-pixels` (image budget; 234416 keeps 364 × 644), `--title-px` (the rows' title font, 15 as
 SimPhone draws it), `--align W` (title, has: tie each title's row of screen tokens to the model's embeddings of its
-words), `--echo` (placestext, titletext: the answer names the title before its place), `--blank` (the text controls:
+words), `--echo` (placestext, titletext: the answer names the title before its place), `--every-token` (the loss on every
+text token, the question's too: with the screen first, the title a question names is predicted from the screen), `--blank` (the text controls:
 a 56 × 56 blank instead of the screen). The answer is short: "[x, y]" in the model's frame for a tap, the text for a
 reading. Prompts are a bare user turn (no system prompt, no history), so a step is cheap.
 
     python benchmarks/bench_reading_probe.py --task title [--spec 128,2,4,2,64,2] [--steps 1500] [--bs 16]
         [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--tower visual.pt] [--freeze-tower] [--from-model M]
-        [--text-first] [--align 1] [--echo] [--blank] [--save] [--name NAME] [--out runs/reading_probe]
+        [--text-first] [--align 1] [--every-token] [--echo] [--blank] [--save] [--name NAME] [--out runs/reading_probe]
 
 Writes OUT/NAME.json (the arguments and, every `--eval-every` steps, the training loss, the alignment loss with
 `--align`, and the score: % of taps inside the named row, or % of titles, places or answers given exactly). On 2 CPU
@@ -74,6 +75,8 @@ def args(argv=None):
     ap.add_argument('--align', type=float, default=0.0, help="weight of a word-alignment loss: each title's row of image tokens, "
                     "scored against the language model's own embeddings of the title's two words, max-pooled over the row (title, has)")
     ap.add_argument('--echo', action='store_true', help='placestext, titletext: the answer names each title before its place ("Golden Cats" at [112, 111])')
+    ap.add_argument('--every-token', action='store_true', help='the loss on every text token (the question too, not the image tokens), as a '
+                    'language model is pretrained: with the screen first, the named title is then predicted from the screen (the score is still the answer\'s)')
     ap.add_argument('--blank', action='store_true', help='a text control without the screen: a 56 × 56 blank image (4 tokens) in its place, at a text model\'s cost')
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
     a = ap.parse_args(argv)
@@ -193,7 +196,9 @@ class Probe:
         pv = enc['pixel_values'].split(thw.prod(-1).tolist())
         enc['pixel_values'], enc['image_grid_thw'] = torch.cat([pv[j] for j in idx.tolist()]), thw[idx]
         labels = enc['input_ids'].clone(); labels[enc['attention_mask'] == 0] = -100
-        for r, (_, _, ans, _) in enumerate(items): labels[r, :-len(self.proc.tokenizer(ans + '<|im_end|>')['input_ids'])] = -100
+        if self.a.every_token: labels[enc['input_ids'] == self.proc.image_token_id] = -100
+        else:
+            for r, (_, _, ans, _) in enumerate(items): labels[r, :-len(self.proc.tokenizer(ans + '<|im_end|>')['input_ids'])] = -100
         out = self.model(**enc, labels=labels, output_hidden_states=bool(self.a.align))
         if not self.a.align: return out.loss
         self.aligned = self.align(out.hidden_states[0], enc['input_ids'], shown)

@@ -303,6 +303,27 @@ def test_bench_reading_probe_align(tmp_path):
     assert r.returncode == 2 and '--blank is for the text controls' in r.stderr
 
 
+def test_bench_reading_probe_every_token(tmp_path):
+    "--every-token puts the loss on every text token of the turn, the question's too, and on no image token or padding; without it, on the answer alone."
+    import random, torch
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_reading_probe as b
+    shots = b.screens('title', 2, 100, 15)
+    for every in (False, True):
+        p = b.Probe(b.args(['--task', 'title', '--spec', '64,1,2,1,32,1', '--out', str(tmp_path)] + ['--every-token'] * every))
+        items = [p.item(img, rows, random.Random(i)) for i, (img, rows) in enumerate(shots)]
+        seen = {}
+        p.model.forward = lambda labels=None, **kw: seen.update(labels=labels, **kw) or type('O', (), {'loss': torch.tensor(0.)})()
+        p.loss(items)
+        ids, mask, lab = seen['input_ids'], seen['attention_mask'], seen['labels']
+        text = (mask == 1) & (ids != p.proc.image_token_id)
+        if every: assert torch.equal(lab != -100, text) and torch.equal(lab[text], ids[text])
+        else:
+            for r, (_, _, ans, _) in enumerate(items):
+                want = p.proc.tokenizer(ans + '<|im_end|>')['input_ids']
+                assert lab[r][lab[r] != -100].tolist() == want
+
+
 def test_bench_reading_probe_text_controls():
     """hastext lists exactly the screen's titles and answers yes when the asked one is among them; copytext's answer is its listed titles, in order;
     titletext's answer is the place listed beside the named title."""
@@ -403,6 +424,12 @@ def test_bench_lookup_questions(order, place):
     with pytest.raises(SystemExit): b.args(['--keys', '13', '--words', '1'])              # 12 one-word titles
     q, ans = b.question(random.Random(0), b.args(['--words', '1', '--keys', '12']))
     assert sorted(re.findall(r'"(\w+)" at', q)) == sorted(b.ADJ), q
+    a = b.args(['--keys', '2-7'])                                   # a range: the count is drawn per question, all of it used
+    counts = {len(re.findall(r' at \[', b.question(random.Random(s), a)[0])) for s in range(200)}
+    assert counts == set(range(2, 8)) and a.name == 'question-first_after_k2-7'
+    assert len(re.findall(r' at \[', b.question(random.Random(0), a, 7)[0])) == 7
+    with pytest.raises(SystemExit): b.args(['--keys', '5-3'])
+    with pytest.raises(SystemExit): b.args(['--keys', 'many'])
 
 
 def test_bench_lookup_smoke(tmp_path):
