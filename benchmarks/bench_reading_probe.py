@@ -20,7 +20,7 @@ Tasks (`--task`):
 
 Knobs: `--spec` (text hidden, text layers, heads, kv heads, vision hidden, vision depth: the tiny model is
 128,2,4,2,64,2), `--max-pixels` (image budget; 234416 keeps 364 × 644), `--title-px` (the rows' title font, 15 as
-SimPhone draws it), `--align W` (title, has: tie each title's row of screen tokens to the model's embeddings of its
+SimPhone draws it), `--rows K` (title, has: keep K of the feed's rows), `--align W` (title, has: tie each title's row of screen tokens to the model's embeddings of its
 words), `--echo` (placestext, titletext: the answer names the title before its place), `--every-token` (the loss on every
 text token, the question's too: with the screen first, the title a question names is predicted from the screen), `--blank` (the text controls:
 a 56 × 56 blank instead of the screen). The answer is short: "[x, y]" in the model's frame for a tap, the text for a
@@ -28,10 +28,10 @@ reading. Prompts are a bare user turn (no system prompt, no history), so a step 
 
     python benchmarks/bench_reading_probe.py --task title [--spec 128,2,4,2,64,2] [--steps 1500] [--bs 16]
         [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--tower visual.pt] [--freeze-tower] [--from-model M]
-        [--text-first] [--align 1] [--every-token] [--echo] [--blank] [--save] [--name NAME] [--out runs/reading_probe]
+        [--text-first] [--rows K] [--align 1] [--every-token] [--echo] [--blank] [--save] [--name NAME] [--out runs/reading_probe]
 
 Writes OUT/NAME.json (the arguments and, every `--eval-every` steps, the training loss, the alignment loss with
-`--align`, and the score: % of taps inside the named row, or % of titles, places or answers given exactly). On 2 CPU
+`--align`, the nats on the test questions' named title words with `--every-token` (title), and the score: % of taps inside the named row, or % of titles, places or answers given exactly). On 2 CPU
 cores a step of 16 takes about half a second at the default budget, with a second probe beside it on the other core."""
 import argparse, json, random, time
 from pathlib import Path
@@ -66,6 +66,8 @@ def args(argv=None):
     ap.add_argument('--steps', type=int, default=1500); ap.add_argument('--bs', type=int, default=16)
     ap.add_argument('--lr', type=float, default=1e-3); ap.add_argument('--screens', type=int, default=1500)
     ap.add_argument('--max-pixels', type=int, default=114 * 28 * 28); ap.add_argument('--title-px', type=int, default=15)
+    ap.add_argument('--rows', type=int, default=None, help='keep this many of the feed\'s rows, drawn per screen, and paint the others over '
+                    'with the row\'s own background: fewer titles to choose from (title, has)')
     ap.add_argument('--eval-every', type=int, default=250); ap.add_argument('--test-screens', type=int, default=192); ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--from-model', default=None, help='start from a model a probe saved (--save), not from random weights')
     ap.add_argument('--save', action='store_true', help='save the trained model and processor to OUT/NAME.model')
@@ -82,6 +84,7 @@ def args(argv=None):
     a = ap.parse_args(argv)
     a.name = a.name or a.task
     if a.align and a.task not in ('title', 'has'): ap.error('--align needs the feed as it is: --task title or has')
+    if a.rows is not None and (a.task not in ('title', 'has') or a.rows < 1): ap.error('--rows keeps at least one row of the feed, for --task title or has')
     if a.echo and a.task not in ('placestext', 'titletext'): ap.error('--echo is for placestext and titletext')
     if a.blank and not a.task.endswith('text'): ap.error('--blank is for the text controls (hastext, titletext, placestext, copytext): the others need the screen')
     return a
@@ -108,8 +111,9 @@ def big_titles(px: int):
     R._line = _line
 
 
-def screens(task: str, n: int, seed0: int, title_px: int) -> list:
-    "`n` feed screens of fresh procedural episodes: (image, [(title or 'the red row', box), ...]) per screen."
+def screens(task: str, n: int, seed0: int, title_px: int, keep: int | None = None) -> list:
+    """`n` feed screens of fresh procedural episodes: (image, [(title or 'the red row', box), ...]) per screen; with `keep`,
+    that many rows drawn per screen stay and the others are painted over with their own background."""
     ts = [t for t in task_list('train', content='procedural') if t.id.startswith('Video/like_video')]
     ph, res = SimPhone(), []
     for s in range(n):
@@ -118,6 +122,11 @@ def screens(task: str, n: int, seed0: int, title_px: int) -> list:
         rows = [(t.label, t.box) for t in scene(ph)[1] if t.id.startswith('row:')]
         if not rows: continue                                        # an episode whose first screen is not the home screen
         img, r = obs['screenshot'].convert('RGB'), random.Random(seed0 + s)
+        if keep is not None and keep < len(rows):
+            kept = sorted(r.sample(range(len(rows)), keep)); d = ImageDraw.Draw(img)
+            for j, (_, b) in enumerate(rows):
+                if j not in kept: d.rectangle((b[0], b[1], b[2] - 1, b[3] - 1), fill=img.getpixel((b[0] + 2, b[1] + 2)))   # PIL's box is inclusive
+            rows = [rows[j] for j in kept]
         if task in ('mark', 'markread'):
             d, k = ImageDraw.Draw(img), r.randrange(len(rows))
             for j, (_, b) in enumerate(rows):
@@ -188,8 +197,8 @@ class Probe:
         return ([self.proc.apply_chat_template(m, add_generation_prompt=True, tokenize=False) for m in msgs],
                 [Image.new('RGB', (56, 56), 'white') if self.a.blank else img.resize((self.W, self.H), Image.BICUBIC) for img, *_ in items])
 
-    def loss(self, items, shown=None):
-        "The answer's loss; with `--align`, plus the word-alignment loss on the rows `shown` on each screen."
+    def forward(self, items, hidden: bool = False):
+        "The model on `items` with their answers: (output, input ids, labels), labels on the answer, or on every text token with `--every-token`."
         texts, imgs = self.texts(items)
         enc = encode(self.proc, [t + ans + '<|im_end|>' for t, (_, _, ans, _) in zip(texts, items)], imgs)
         idx, thw = enc.pop('image_index'), enc['image_grid_thw']    # the model wants one image per placeholder: repeat the shared ones
@@ -199,10 +208,28 @@ class Probe:
         if self.a.every_token: labels[enc['input_ids'] == self.proc.image_token_id] = -100
         else:
             for r, (_, _, ans, _) in enumerate(items): labels[r, :-len(self.proc.tokenizer(ans + '<|im_end|>')['input_ids'])] = -100
-        out = self.model(**enc, labels=labels, output_hidden_states=bool(self.a.align))
+        return self.model(**enc, labels=labels, output_hidden_states=hidden), enc['input_ids'], labels
+
+    def loss(self, items, shown=None):
+        "The answer's loss (every token's with `--every-token`); with `--align`, plus the word-alignment loss on the rows `shown` on each screen."
+        out, ids, labels = self.forward(items, bool(self.a.align))
         if not self.a.align: return out.loss
-        self.aligned = self.align(out.hidden_states[0], enc['input_ids'], shown)
+        self.aligned = self.align(out.hidden_states[0], ids, shown)
         return out.loss + self.a.align * self.aligned
+
+    @torch.no_grad()
+    def named(self, items) -> float:
+        """Nats per question on the words of the title it names, on `items` (the test questions), each word predicted
+        from what came before it: with the screen first, ln 12 + ln 10 = 4.79 knowing only the vocabulary, ln k knowing
+        that it is one of the k titles on the screen. Needs `--every-token` (the question's words are labelled)."""
+        self.model.eval(); nats = 0.0
+        for i in range(0, len(items), 16):
+            out, _, labels = self.forward(items[i:i + 16])
+            want = labels[:, 1:]
+            at = torch.isin(want, torch.cat([self.adj, self.noun]))
+            nats += torch.nn.functional.cross_entropy(out.logits[:, :-1][at].float(), want[at], reduction='sum').item()
+        self.model.train()
+        return round(nats / len(items), 3)
 
     def align(self, h, ids, shown):
         "Cross-entropy of each title's adjective and noun, scored as (image token · word embedding) max-pooled over the title's token row."
@@ -247,22 +274,26 @@ def main(argv=None):
     if a.title_px != 15: big_titles(a.title_px)
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
     t0, p = time.time(), Probe(a)
-    train = screens(a.task, a.screens, 100, a.title_px)
-    test = [p.item(img, rows, random.Random(i)) for i, (img, rows) in enumerate(screens(a.task, a.test_screens, 90000, a.title_px))]
+    train = screens(a.task, a.screens, 100, a.title_px, a.rows)
+    test = [p.item(img, rows, random.Random(i)) for i, (img, rows) in enumerate(screens(a.task, a.test_screens, 90000, a.title_px, a.rows))]
     if a.task == 'read': test = test[:64]                          # 64 screens of about 7 titles each
     print(f'{a.name}: {len(train)} training screens, {len(test)} test questions, frame {p.W} × {p.H}', flush=True)
     opt = torch.optim.AdamW([w for w in p.model.parameters() if w.requires_grad], lr=a.lr, weight_decay=0.0)
     warm = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1, (s + 1) / 50))
     rng, log = random.Random(1), []
+    def report(step, loss=None):
+        log.append({'step': step, **({'loss': round(loss.item(), 4)} if loss is not None else {}),
+                    **({'align_loss': round(p.aligned.item(), 4)} if a.align and loss is not None else {}),
+                    **({'title_nll': p.named(test)} if a.every_token and a.task == 'title' else {}),
+                    'score': p.score(test), 'wall_s': round(time.time() - t0)})
+        print(a.name, log[-1], flush=True)
+        (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'test': len(test), 'log': log}, indent=1))
+    if a.steps == 0: report(0)                                      # --from-model M --steps 0: score a saved model
     for step in range(1, a.steps + 1):
         shots = rng.sample(train, a.bs)                              # distinct screens per batch
         loss = p.loss([p.item(img, rows, rng) for img, rows in shots], [rows for _, rows in shots])
         loss.backward(); torch.nn.utils.clip_grad_norm_(p.model.parameters(), 1.0); opt.step(); warm.step(); opt.zero_grad()
-        if step % a.eval_every == 0 or step == a.steps:
-            log.append({'step': step, 'loss': round(loss.item(), 4), **({'align_loss': round(p.aligned.item(), 4)} if a.align else {}),
-                        'score': p.score(test), 'wall_s': round(time.time() - t0)})
-            print(a.name, log[-1], flush=True)
-            (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'test': len(test), 'log': log}, indent=1))
+        if step % a.eval_every == 0 or step == a.steps: report(step, loss)
     if a.save: p.model.save_pretrained(out / f'{a.name}.model'); p.proc.save_pretrained(out / f'{a.name}.model')
 
 

@@ -313,15 +313,36 @@ def test_bench_reading_probe_every_token(tmp_path):
         p = b.Probe(b.args(['--task', 'title', '--spec', '64,1,2,1,32,1', '--out', str(tmp_path)] + ['--every-token'] * every))
         items = [p.item(img, rows, random.Random(i)) for i, (img, rows) in enumerate(shots)]
         seen = {}
-        p.model.forward = lambda labels=None, **kw: seen.update(labels=labels, **kw) or type('O', (), {'loss': torch.tensor(0.)})()
+        V = p.model.config.text_config.vocab_size
+        p.model.forward = lambda labels=None, **kw: seen.update(labels=labels, **kw) or type('O', (), {'loss': torch.tensor(0.), 'logits': torch.zeros(*labels.shape, V)})()
         p.loss(items)
         ids, mask, lab = seen['input_ids'], seen['attention_mask'], seen['labels']
         text = (mask == 1) & (ids != p.proc.image_token_id)
-        if every: assert torch.equal(lab != -100, text) and torch.equal(lab[text], ids[text])
+        if every:
+            assert torch.equal(lab != -100, text) and torch.equal(lab[text], ids[text])
+            assert abs(p.named(items) - 2 * math.log(V)) < 1e-3           # uniform logits: two words of the vocabulary a title
         else:
             for r, (_, _, ans, _) in enumerate(items):
                 want = p.proc.tokenizer(ans + '<|im_end|>')['input_ids']
                 assert lab[r][lab[r] != -100].tolist() == want
+
+
+def test_bench_reading_probe_rows(tmp_path):
+    "--rows K keeps K rows of each feed, drawn per screen, and paints the others with the row's own background; it is refused where there is no feed."
+    import numpy as np
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_reading_probe as b
+    full, two = b.screens('title', 3, 100, 15), b.screens('title', 3, 100, 15, keep=2)
+    for (img, rows), (img2, rows2) in zip(full, two):
+        assert len(rows) > 2 and len(rows2) == 2 and set(rows2) <= set(rows)
+        a, a2 = np.asarray(img), np.asarray(img2)
+        for t, (x1, y1, x2, y2) in rows:
+            same = np.array_equal(a[y1:y2, x1:x2], a2[y1:y2, x1:x2])
+            assert same == ((t, (x1, y1, x2, y2)) in rows2)                           # kept rows untouched, the others painted
+            if not same: assert len(np.unique(a2[y1:y2, x1:x2].reshape(-1, 3), axis=0)) == 1   # one flat colour
+    assert [r for _, r in two] != [r[:2] for _, r in full]                            # drawn per screen, not the top two
+    for bad in (['--task', 'mark', '--rows', '2'], ['--task', 'title', '--rows', '0']):
+        with pytest.raises(SystemExit): b.args(bad + ['--out', str(tmp_path)])
 
 
 def test_bench_reading_probe_text_controls():

@@ -132,3 +132,11 @@ def test_readme_reading_probes():
     assert f"through {long['step']:,} steps of 32 ({long['score']}%)" in text
     every = look('question-first_before_k2_1word_every')
     assert f"reaches {every[-1]['score']}% by step {every[-1]['step']:,}" in text and every[7] == {**every[7], 'step': 2000, 'score': 79.3}
+    seven = look('question-first_before_k7_every')[-1]
+    assert f"two words stay near a random pick ({seven['score']}% after {seven['step']:,} steps)" in text
+    tap = lambda n: json.loads((A / 'reading_probe' / f'{n}.json').read_text())['log'][-1]
+    runs = [tap(n) for n in ('title_feedtower_align_every', 'title_textfirst_every', 'title_rows2_feedtower_align_every', 'title_rows2_textfirst_every')]
+    assert all(r['step'] == 3000 for r in runs)
+    assert "({}% and {}% among seven rows, {}% and {}% between two)".format(*(r['score'] for r in runs)) in text
+    nll = json.loads((A / 'reading_probe' / 'title_rows2_every_nll_test.json').read_text())['log'][0]['title_nll']
+    assert f"predicts the named title's words at {nll:.2f} nats" in text
