@@ -20,19 +20,21 @@ Tasks (`--task`):
 
 Knobs: `--spec` (text hidden, text layers, heads, kv heads, vision hidden, vision depth: the tiny model is
 128,2,4,2,64,2), `--max-pixels` (image budget; 234416 keeps 364 × 644), `--title-px` (the rows' title font, 15 as
-SimPhone draws it), `--rows K` (title, has: keep K of the feed's rows), `--align W` (title, has: tie each title's row of screen tokens to the model's embeddings of its
-words), `--echo` (placestext, titletext: the answer names the title before its place), `--every-token` (the loss on every
-text token, the question's too: with the screen first, the title a question names is predicted from the screen), `--blank` (the text controls:
-a 56 × 56 blank instead of the screen). The answer is short: "[x, y]" in the model's frame for a tap, the text for a
-reading. Prompts are a bare user turn (no system prompt, no history), so a step is cheap.
+SimPhone draws it), `--rows K` (title, has: keep K of the feed's rows), `--align W` (title, has: tie each title's row
+of screen tokens to the model's embeddings of its words), `--echo` (placestext, titletext: the answer names the title
+before its place), `--every-token` (the loss on every text token, the question's too: with the screen first, the title
+a question names is predicted from the screen), `--blank` (the text controls: a 56 × 56 blank instead of the screen).
+The answer is short: "[x, y]" in the model's frame for a tap, the text for a reading. Prompts are a bare user turn (no
+system prompt, no history), so a step is cheap.
 
     python benchmarks/bench_reading_probe.py --task title [--spec 128,2,4,2,64,2] [--steps 1500] [--bs 16]
         [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--tower visual.pt] [--freeze-tower] [--from-model M]
         [--text-first] [--rows K] [--align 1] [--every-token] [--echo] [--blank] [--save] [--name NAME] [--out runs/reading_probe]
 
 Writes OUT/NAME.json (the arguments and, every `--eval-every` steps, the training loss, the alignment loss with
-`--align`, the nats on the test questions' named title words with `--every-token` (title), and the score: % of taps inside the named row, or % of titles, places or answers given exactly). On 2 CPU
-cores a step of 16 takes about half a second at the default budget, with a second probe beside it on the other core."""
+`--align`, with `--every-token` (title) the nats a test question spends on the words of the title it names, and the
+score: % of taps inside the named row, or % of titles, places or answers given exactly). On 2 CPU cores a step of 16
+takes about half a second at the default budget, with a second probe beside it on the other core."""
 import argparse, json, random, time
 from pathlib import Path
 import torch

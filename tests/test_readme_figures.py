@@ -118,7 +118,8 @@ def test_readme_reading_probes():
     feed = json.loads((A / 'reading_align' / 'feed.json').read_text())
     at400 = next(e for e in feed['log'] if e['step'] == 400)
     assert at400['adjective'] == 100.0 and f"{at400['noun']}% of the nouns of {feed['titles']} titles by step 400" in text
-    probe = lambda n: json.loads((A / 'reading_probe' / f'{n}.json').read_text())['log'][-1]['score']
+    tap = lambda n: json.loads((A / 'reading_probe' / f'{n}.json').read_text())['log'][-1]
+    probe = lambda n: tap(n)['score']
     assert f"({probe('read_feedtower_frozen')}% read exactly, against {probe('read')}% from random weights)" in text
     assert f"find a named one ({probe('title_feedtower_frozen')}%" in text
     assert f"({probe('has_feedtower_frozen_textfirst')}% yes-or-no answers right)" in text
@@ -134,7 +135,6 @@ def test_readme_reading_probes():
     assert f"reaches {every[-1]['score']}% by step {every[-1]['step']:,}" in text and every[7] == {**every[7], 'step': 2000, 'score': 79.3}
     seven = look('question-first_before_k7_every')[-1]
     assert f"two words stay near a random pick ({seven['score']}% after {seven['step']:,} steps)" in text
-    tap = lambda n: json.loads((A / 'reading_probe' / f'{n}.json').read_text())['log'][-1]
     runs = [tap(n) for n in ('title_feedtower_align_every', 'title_textfirst_every', 'title_rows2_feedtower_align_every', 'title_rows2_textfirst_every')]
     assert all(r['step'] == 3000 for r in runs)
     assert "({}% and {}% among seven rows, {}% and {}% between two)".format(*(r['score'] for r in runs)) in text
