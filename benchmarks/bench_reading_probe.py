@@ -5,6 +5,9 @@ screens of fresh seeds (192 by default).
 Tasks (`--task`):
 - `mark`: one row's thumbnail is painted red, the others grey; "Tap "the red row"." Finding a place, no reading.
 - `title`: "Tap "Golden Cats"." on the feed as it is: finding the row a title names (the step stage 1 fails on).
+- `scan`: the same question, answered by reading the rows top to bottom, each judged against the named title, until
+  it is found, then its row's place: "Quiet Guitar no; Golden Cats yes [112, 72]". A thought that turns the lookup
+  into steps that each look at one place: read the next row, compare two titles, tap the row just read.
 - `markread`: the red row as in `mark`; "Read the red row." → its title. Reading one marked row.
 - `read`: "Read the titles." → every visible title, top to bottom.
 - `solo`: one title alone on a blank screen at a random place; "Read the screen." → the title. Reading, nothing else.
@@ -50,7 +53,7 @@ from mobile_r1.sim.generate import sim_corpus
 from mobile_r1.sim.phone import SimPhone, scene
 from mobile_r1.sim.tasks import task_list
 
-TASKS = ('mark', 'title', 'markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'titletext', 'placestext')
+TASKS = ('mark', 'title', 'scan', 'markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'titletext', 'placestext')
 READS = ('markread', 'read', 'solo', 'has', 'hastext', 'copytext', 'placestext')
 PROMPTS = {'markread': 'Read the red row.', 'read': 'Read the titles.', 'solo': 'Read the screen.'}
 ADJ, NOUN = list(ADJECTIVES), list(NOUNS['videos'])             # a video title is 'adjective noun'
@@ -85,8 +88,9 @@ def args(argv=None):
     ap.add_argument('--name', default=None); ap.add_argument('--out', default='runs/reading_probe')
     a = ap.parse_args(argv)
     a.name = a.name or a.task
-    if a.align and a.task not in ('title', 'has'): ap.error('--align needs the feed as it is: --task title or has')
-    if a.rows is not None and (a.task not in ('title', 'has') or a.rows < 1): ap.error('--rows keeps at least one row of the feed, for --task title or has')
+    if a.align and a.task not in ('title', 'scan', 'has'): ap.error('--align needs the feed as it is: --task title, scan or has')
+    if a.rows is not None and (a.task not in ('title', 'scan', 'has') or a.rows < 1):
+        ap.error('--rows keeps at least one row of the feed, for --task title, scan or has')
     if a.echo and a.task not in ('placestext', 'titletext'): ap.error('--echo is for placestext and titletext')
     if a.blank and not a.task.endswith('text'): ap.error('--blank is for the text controls (hastext, titletext, placestext, copytext): the others need the screen')
     return a
@@ -186,6 +190,9 @@ class Probe:
                     '; '.join(self.answer(v, b) for v, b in asked), None)
         if self.a.task in READS: return img, PROMPTS[self.a.task], '; '.join(t for t, _ in rows), None   # one row but for `read`
         t, b = r.choice(rows)
+        if self.a.task == 'scan':                                   # read down to the named title, judging each row, then tap it
+            seen = [f'{v} no' for v, _ in rows[:rows.index((t, b))]]
+            return img, f'Tap "{t}".', '; '.join(seen + [f'{t} yes {self.place(b)}']), self.box(b)
         listed = shows(rows, self.place) + ' ' if self.a.task == 'titletext' else ''
         return img, f'{listed}Tap "{t}".', self.answer(t, b), self.box(b)
 
@@ -247,8 +254,8 @@ class Probe:
 
     @torch.no_grad()
     def score(self, items) -> float:
-        "% of taps inside the named row, or % of titles read exactly (greedy)."
-        self.model.eval(); hit = tot = 0
+        "% of taps inside the named row, or % of titles read exactly (greedy); a scan also counts in `found` the answers that say yes to the named title."
+        self.model.eval(); hit = tot = self.found = 0
         for i in range(0, len(items), 32):
             chunk = items[i:i + 32]; texts, imgs = self.texts(chunk)
             comp = sample(self.model, encode(self.proc, texts, imgs), [self.end], self.budget, 0.0, 1.0, [])
@@ -257,8 +264,11 @@ class Probe:
                     g, p = ans.split('; '), c.strip().split('; ')
                     hit += sum(x == y for x, y in zip(g, p)); tot += len(g)
                     continue
-                tot += 1
-                try: x, y = json.loads(c.strip().rsplit(' at ', 1)[-1]); hit += f[0] <= x <= f[2] and f[1] <= y <= f[3]
+                tot += 1; c = c.strip()
+                if self.a.task == 'scan':                           # the scan stopped at the named title
+                    named = ans.rsplit('; ', 1)[-1].split(' yes ')[0]
+                    self.found += c.rsplit('; ', 1)[-1].startswith(f'{named} yes ')
+                try: x, y = json.loads(c[c.rfind('['):]); hit += f[0] <= x <= f[2] and f[1] <= y <= f[3]
                 except (ValueError, TypeError): pass
         self.model.train()
         return round(100 * hit / tot, 1)
@@ -267,6 +277,7 @@ class Probe:
     def budget(self) -> int:
         "Tokens a greedy answer may take: a place is about 10, a title about 5; placestext answers seven, echoed or not."
         if self.a.task == 'placestext': return 200 if self.a.echo else 100
+        if self.a.task == 'scan': return 90                         # up to seven titles judged, then a place
         return (60 if self.a.task in READS else 10) + (20 if self.a.echo else 0)
 
 
@@ -287,7 +298,7 @@ def main(argv=None):
         log.append({'step': step, **({'loss': round(loss.item(), 4)} if loss is not None else {}),
                     **({'align_loss': round(p.aligned.item(), 4)} if a.align and loss is not None else {}),
                     **({'title_nll': p.named(test)} if a.every_token and a.task == 'title' else {}),
-                    'score': p.score(test), 'wall_s': round(time.time() - t0)})
+                    'score': p.score(test), **({'found': round(100 * p.found / len(test), 1)} if a.task == 'scan' else {}), 'wall_s': round(time.time() - t0)})
         print(a.name, log[-1], flush=True)
         (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'test': len(test), 'log': log}, indent=1))
     if a.steps == 0: report(0)                                      # --from-model M --steps 0: score a saved model

@@ -4,6 +4,7 @@ import json, math, re, shutil
 import os
 import subprocess
 import sys
+from unittest import mock
 from pathlib import Path
 import pytest
 
@@ -276,7 +277,7 @@ def test_probe_popups_labels_each_popup(monkeypatch):
         assert r[k]['pass@4']['n'] == r['greedy'][k]['n']
 
 
-@pytest.mark.parametrize('task,extra', [('mark', []), ('markread', []), ('solo', []), ('has', []), ('hastext', []), ('copytext', ['--blank']),
+@pytest.mark.parametrize('task,extra', [('mark', []), ('scan', []), ('markread', []), ('solo', []), ('has', []), ('hastext', []), ('copytext', ['--blank']),
                                         ('titletext', ['--blank'])])
 def test_bench_reading_probe_smoke(tmp_path, task, extra):
     "Each probe trains and scores at toy size; a tap probe scores taps, a reading probe readings, each in [0, 100]; a text control runs without the screen (--blank)."
@@ -298,7 +299,7 @@ def test_bench_reading_probe_align(tmp_path):
     (e,) = json.loads((tmp_path / 'has.json').read_text())['log']
     assert abs(e['align_loss'] - (math.log(12) + math.log(10))) < 0.5 and e['loss'] > e['align_loss'], e
     r = subprocess.run(cmd[:3] + ['mark'] + cmd[4:], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 2 and '--task title or has' in r.stderr
+    assert r.returncode == 2 and '--task title, scan or has' in r.stderr
     r = subprocess.run(cmd[:3] + ['mark', '--blank'] + cmd[6:], capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and '--blank is for the text controls' in r.stderr
 
@@ -364,6 +365,30 @@ def test_bench_reading_probe_text_controls():
             assert sorted(listed) == sorted(t for t, _ in rows) and box is None, q
             if task == 'copytext': assert ans == '; '.join(listed)
             else: assert ans == ('yes' if re.search(r'Is "([^"]+)"', q)[1] in listed else 'no')
+
+
+def test_bench_reading_probe_scan():
+    """scan's answer judges the rows above the named one 'no', in screen order, and ends at it with 'yes' and its place;
+    its score parses the place after the scan and `found` counts the scans that stop at the named title."""
+    import random
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_reading_probe as b
+    rows = [('Quiet Guitar', (0, 86, 360, 150)), ('Golden Cats', (0, 150, 360, 214)), ('Lazy Dogs', (0, 214, 360, 278))]
+    p = object.__new__(b.Probe); p.a, p.W, p.H = b.args(['--task', 'scan']), 224, 392
+    seen = set()
+    for s in range(30):
+        _, q, ans, box = p.item(None, rows, random.Random(s))
+        t = re.search(r'Tap "([^"]+)"', q)[1]; k = [v for v, _ in rows].index(t); seen.add(k)
+        assert ans == '; '.join([f'{v} no' for v, _ in rows[:k]] + [f'{t} yes {p.place(rows[k][1])}']) and box == p.box(rows[k][1])
+    assert seen == {0, 1, 2}
+    item = p.item(None, rows, random.Random(0)); ans, box = item[2], item[3]
+    cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+    p.texts, p.end = (lambda chunk: (['q'], [None])), 0
+    p.model = type('Model', (), {'eval': lambda self: None, 'train': lambda self: None})()
+    for out, hit, found in ((ans, 100.0, 1), (f'Lazy Dogs yes [{cx}, {cy}]', 100.0, 0), (ans.rsplit(' [', 1)[0] + ' [0, 0]', 0.0, 1)):
+        p.proc = type('Proc', (), {'tokenizer': type('Tok', (), {'batch_decode': lambda self, c, skip_special_tokens: [out]})()})()
+        with mock.patch.object(b, 'sample', lambda *a, **k: [[0]]), mock.patch.object(b, 'encode', lambda *a, **k: None):
+            assert (p.score([item]), p.found) == (hit, found), out     # a greedy answer given, scored
 
 
 @pytest.mark.parametrize('encoder,place', [('qwen', 'grid28'), ('mlp', 'fixed'), ('cnn', 'rows'), ('mlp', 'feed')])
