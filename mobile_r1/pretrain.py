@@ -59,6 +59,7 @@ class PretrainConfig:
     batch_size: int = 16
     lr: float = 2e-3                           # peak learning rate (cosine, 5% warm-up: stage 1's schedule)
     popup_prob: float = 0.1                    # pop-ups on the phones the trajectories are recorded on
+    scan: bool = False                         # the expert's thoughts read a list's rows down to the one it taps (03f)
     max_minutes: float | None = None           # wall-time budget of the training loop (None: all `steps`)
     workers: int = 1                           # processes generating trajectories (and, on a GPU, reading screenshots)
     eval_episodes: int = 64                    # online episodes per figure on the card
@@ -81,13 +82,13 @@ def vocab_fingerprint() -> str:
 
 # %% ../nbs/08a_pretrain.ipynb #c0517cca
 def _shard(job) -> str:
-    out, n, ids, seed, content, popup = job
+    out, n, ids, seed, content, popup, scan = job
     return str(generate_dataset(out, 'train', n=n, seed=seed, world=ids, content=content, overwrite=True,
-                                cfg=GenConfig(popup_prob=popup), progress=False))
+                                cfg=GenConfig(popup_prob=popup, scan=scan), progress=False))
 
 def data_stamp(cfg: PretrainConfig) -> dict:
     "What a base's trajectories depend on: a data folder with the same stamp is reused, not generated again."
-    return {k: getattr(cfg, k) for k in ('episodes', 'exclude', 'content', 'popup_prob', 'workers', 'seed')} | {'vocab': vocab_fingerprint()}
+    return {k: getattr(cfg, k) for k in ('episodes', 'exclude', 'content', 'popup_prob', 'scan', 'workers', 'seed')} | {'vocab': vocab_fingerprint()}
 
 def stamped(folder, stamp: dict) -> bool:
     "Whether `folder` holds a `stamp.json` equal to `stamp` (JSON round trip: tuples compare as lists)."
@@ -100,7 +101,7 @@ def pretrain_data(cfg: PretrainConfig, out) -> Path:
     k = max(1, min(cfg.workers, cfg.episodes))
     with atomic_dir(Path(out)) as tmp:
         jobs = [(tmp / f'shard{i}', cfg.episodes // k + (i < cfg.episodes % k), ids, 1000 + 100 * cfg.seed + i, cfg.content,
-                 cfg.popup_prob) for i in range(k)]
+                 cfg.popup_prob, cfg.scan) for i in range(k)]
         if k == 1: done = [_shard(jobs[0])]
         else:
             with multiprocessing.get_context('fork').Pool(k) as pool: done = pool.map(_shard, jobs)
@@ -114,9 +115,9 @@ def pretrain_data(cfg: PretrainConfig, out) -> Path:
     return Path(out)
 
 # %% ../nbs/08a_pretrain.ipynb #9f214c8b
-def base_corpus() -> list[str]:
-    "All of SimPhone's text, fixed and procedural (instructions, expert answers, the history header): the base's tokenizer."
-    return sim_corpus(content='fixed') + sim_corpus(content='procedural')
+def base_corpus(scan: bool = False) -> list[str]:
+    "All of SimPhone's text, fixed and procedural (instructions, expert answers, thinking through lists with `scan`, the history header): the base's tokenizer."
+    return sim_corpus(content='fixed') + sim_corpus(content='procedural', scan=scan)
 
 def base_figures(path, cfg: PretrainConfig) -> dict:
     "The card's figures: greedy online success on the pretraining tasks and on the held-out titles of their templates."
@@ -136,9 +137,9 @@ def build_base(cfg: PretrainConfig, progress=print) -> Path:
     t0, times = time.time(), {}
     def lap(name): times[name] = round(time.time() - t0 - sum(times.values()), 1); progress(f'[pretrain] {name}: {times[name]:.0f} s')
     init, data = out / 'init', out / 'data'             # both are reused when their stamps match (a rerun with other steps)
-    init_stamp = {'size': cfg.size, 'max_pixels': cfg.max_pixels, 'seed': cfg.seed, 'vocab': vocab_fingerprint()}
+    init_stamp = {'size': cfg.size, 'max_pixels': cfg.max_pixels, 'seed': cfg.seed, 'scan': cfg.scan, 'vocab': vocab_fingerprint()}
     if not stamped(init, init_stamp):
-        tiny_qwen_vl(init, corpus=base_corpus(), size=cfg.size, vocab_size=2048, seed=cfg.seed, max_pixels=cfg.max_pixels)
+        tiny_qwen_vl(init, corpus=base_corpus(cfg.scan), size=cfg.size, vocab_size=2048, seed=cfg.seed, max_pixels=cfg.max_pixels)
         (init / 'stamp.json').write_text(json.dumps(init_stamp))
     lap('tokenizer and model')
     if not stamped(data, data_stamp(cfg)): pretrain_data(cfg, data)

@@ -46,7 +46,7 @@ class Golden:
         return format_response(self.think, self.action_text, self.action)
 
 TEXT = {
-    'en': dict(think='I am on {where}. Next, I {phrase} to {purpose}.', home_where='the home screen',
+    'en': dict(think='I am on {where}.{scan} Next, I {phrase} to {purpose}.', home_where='the home screen',
                app_where='the "{title}" page of {app}', popup_where='{where}, and a pop-up "{title}" covers it',
                tap='tap "{}"', tap_s='Tap "{}".', type='type "{}"', type_s='Type "{}".', up='swipe up on the list',
                up_s='Swipe up to scroll the list.', down='swipe down on the list', down_s='Swipe down to scroll the list back.',
@@ -56,15 +56,17 @@ TEXT = {
                p_done='end the episode, since the task is complete', p_find='bring "{}" into view', p_kb='hide the keyboard',
                p_leave='leave {}, which the task does not need', p_way='get back on the way to the "{}" page',
                has='{v}: {k}', eq='set {k} to {v}', on='turn on {k}', off='turn off {k}', screen='open the "{v}" page',
-               close_sub='close the pop-up', done_sub='finish'),
-    'zh': dict(think='当前在{where}。下一步{phrase}，以便{purpose}。', home_where='手机主屏幕', app_where='{app}的“{title}”页面',
+               close_sub='close the pop-up', done_sub='finish',
+               scan=' Reading the list: {}.', yes='yes', no='no', sep='; '),
+    'zh': dict(think='当前在{where}。{scan}下一步{phrase}，以便{purpose}。', home_where='手机主屏幕', app_where='{app}的“{title}”页面',
                popup_where='{where}，弹出了“{title}”弹窗', tap='点击“{}”', tap_s='点击“{}”。', type='输入“{}”', type_s='输入“{}”。',
                up='在列表上向上滑动', up_s='向上滑动列表。', down='在列表上向下滑动', down_s='向下滑动列表。', back='按返回键',
                back_s='按返回键。', home='按主页键', home_s='按主页键。', finish='结束任务', finish_s='任务完成，结束任务。',
                p_close='关闭弹窗后继续', p_app='打开{}', p_open='打开“{}”页面', p_focus='选中输入框',
                p_done='结束任务，因为任务已完成', p_find='找到“{}”', p_kb='收起键盘', p_leave='离开与任务无关的{}',
                p_way='回到去“{}”页面的路上', has='{v}：{k}', eq='把{k}设为{v}', on='打开{k}', off='关闭{k}',
-               screen='打开“{v}”页面', close_sub='关闭弹窗', done_sub='结束任务'),
+               screen='打开“{v}”页面', close_sub='关闭弹窗', done_sub='结束任务',
+               scan='逐行查看：{}。', yes='是', no='不是', sep='；'),
 }
 
 # %% ../../nbs/03f_sim_expert.ipynb #1bf45054
@@ -163,6 +165,15 @@ def _where(phone: SimPhone, T: dict, lang: str) -> str:
     return T['popup_where'].format(where=w, title=st.popup.title) if st.popup else w
 
 # %% ../../nbs/03f_sim_expert.ipynb #8a9682f3
+def _scan(targets, e, T: dict) -> str:
+    """The list's rows on the screen read top to bottom down to row `e`, each judged against it: ' Reading the list:
+    Quiet Guitar no; Golden Cats yes.' (every row 'no' while `e` is out of view; '' on a screen without rows)."""
+    seen = []
+    for t in sorted((t for t in targets if t.id.startswith('row:')), key=lambda t: t.box[1]):
+        seen.append(f"{t.label} {T['yes'] if t.id == e.id else T['no']}")
+        if t.id == e.id: break
+    return T['scan'].format(T['sep'].join(seen)) if seen else ''
+
 def _field_first(st, e, text) -> str | None:
     "'focus' or 'type' while the field that submit `e` uses does not hold `text` yet; None when `e` can be tapped."
     if not (e.uses and text): return None
@@ -182,17 +193,18 @@ def _swipe_to(phone: SimPhone, app, e) -> tuple | None:
     return (Swipe((x, lo_y), (x, hi_y)), 'down') if down else (Swipe((x, hi_y), (x, lo_y)), 'up')
 
 # %% ../../nbs/03f_sim_expert.ipynb #4a98002a
-def expert_action(phone: SimPhone, task: Task) -> Golden:
-    "The golden next action for `task` from the phone's current state (see the plan above)."
+def expert_action(phone: SimPhone, task: Task, scan: bool = False) -> Golden:
+    """The golden next action for `task` from the phone's current state (see the plan above); with `scan`, a step toward
+    a list row the task names thinks aloud through the visible rows first (`_scan`)."""
     st, lang, s = phone.state, phone.cfg.lang, phone.cfg.scale
     T = TEXT[lang]
     _, targets = scene(phone)
     where = _where(phone, T, lang)
-    def gold(action, phrase, sentence, purpose, sub, t=None):
-        return Golden(action, T['think'].format(where=where, phrase=phrase, purpose=purpose), sentence, sub,
+    def gold(action, phrase, sentence, purpose, sub, t=None, seen=''):
+        return Golden(action, T['think'].format(where=where, scan=seen, phrase=phrase, purpose=purpose), sentence, sub,
                       t.id if t else None, scale_box(t.box, s) if t else None)
-    def click(t, purpose, sub):
-        return gold(Click(center(scale_box(t.box, s))), T['tap'].format(t.label), T['tap_s'].format(t.label), purpose, sub, t)
+    def click(t, purpose, sub, seen=''):
+        return gold(Click(center(scale_box(t.box, s))), T['tap'].format(t.label), T['tap_s'].format(t.label), purpose, sub, t, seen)
     def press(button, purpose, sub):
         k = button.lower()
         return gold(SystemButton(button), T[k], T[k + '_s'], purpose, sub)
@@ -219,19 +231,20 @@ def expert_action(phone: SimPhone, task: Task) -> Golden:
     need = _field_first(st, e, text)                      # a submit needs its field filled first
     if need == 'focus' and e.uses in by_id: return click(by_id[e.uses], T['p_focus'], sub)
     if need == 'type': typed = tr(text, lang); return gold(Type(typed), T['type'].format(typed), T['type_s'].format(typed), sub, sub)
-    if e.id in by_id: return click(by_id[e.id], purpose, sub)
+    seen = _scan(targets, e, T) if scan and e.id.startswith('row:') else ''
+    if e.id in by_id: return click(by_id[e.id], purpose, sub, seen)
     if st.focus is not None: return press('Back', T['p_kb'], sub)
     if (sw := _swipe_to(phone, app, e)) is not None:     # a list row out of view: scroll toward it
         act, k = sw
-        return gold(act, T[k], T[k + '_s'], T['p_find'].format(tr(e.label, lang)), sub)
+        return gold(act, T[k], T[k + '_s'], T['p_find'].format(tr(e.label, lang)), sub, seen=seen)
     return press('Back', T['p_way'].format(tr(app.screens[site].title, lang)), sub)
 
 # %% ../../nbs/03f_sim_expert.ipynb #75b8e920
-def solve(phone: SimPhone, task: Task, max_steps: int = 30) -> list:
-    "Run the expert from the current state until it terminates; returns the `Golden` steps."
+def solve(phone: SimPhone, task: Task, max_steps: int = 30, scan: bool = False) -> list:
+    "Run the expert from the current state until it terminates (thinking through the list's rows with `scan`); returns the `Golden` steps."
     out = []
     for _ in range(max_steps):
-        g = expert_action(phone, task); out.append(g)
+        g = expert_action(phone, task, scan); out.append(g)
         *_, term, trunc, _ = phone.step(g.action)
         if term: break
     return out

@@ -46,6 +46,7 @@ class GenConfig:
     lang: str = 'en'           # 'en' or 'zh' labels, instructions and thoughts
     scale: float = 1.0         # device size = 360·scale × 640·scale
     png_level: int = 1         # zlib level of the PNGs (1: fast, 9: small)
+    scan: bool = False         # the expert's thoughts read a list's rows down to the one it taps (03f, `expert_action`)
 
 def expert_episode(phone: SimPhone, task, seed: int, cfg: GenConfig, save_image) -> Episode:
     "One expert trajectory on `task`; `save_image(view, image) -> relative path` stores each screenshot."
@@ -57,7 +58,7 @@ def expert_episode(phone: SimPhone, task, seed: int, cfg: GenConfig, save_image)
             obs, _, term, trunc, _ = phone.step(random_action(phone, rng)); detours += 1; detoured = True
             if term: break
             continue
-        g = expert_action(phone, task)
+        g = expert_action(phone, task, cfg.scan)
         image = save_image(scene(phone)[0], obs['screenshot'])
         steps.append(Step(image, g.action, g.think, g.action_text, g.subtask, g.response, g.bbox,
                           {'detour': True} if detoured else {}))
@@ -96,8 +97,8 @@ def generate_dataset(out_dir, split: str = 'train', n: int = 100, level: int = 0
     return out
 
 # %% ../../nbs/03g_sim_generate.ipynb #simcorp2
-def sim_corpus(seed: int = 0, content: str = 'fixed') -> list[str]:
-    "SimPhone's own text: the history header, every task's instruction in the system prompt, and the expert's answers."
+def sim_corpus(seed: int = 0, content: str = 'fixed', scan: bool = False) -> list[str]:
+    "SimPhone's own text: the history header, every task's instruction in the system prompt, and the expert's answers (thinking through lists with `scan`)."
     from mobile_r1.data import PromptConfig
     from mobile_r1.sim.tasks import ALL_TASKS, all_tasks
     from mobile_r1.sim.expert import solve
@@ -109,5 +110,5 @@ def sim_corpus(seed: int = 0, content: str = 'fixed') -> list[str]:
         texts += [system_prompt(task.instruction), system_prompt(task.instruction_zh)]
         if content != 'fixed' and i % 4: continue          # procedural: every instruction, a quarter of the answers (same words)
         phone.reset(task, seed=seed + i)
-        for g in solve(phone, task): texts += [g.response, g.action_text]
+        for g in solve(phone, task, scan=scan): texts += [g.response, g.action_text]
     return texts
