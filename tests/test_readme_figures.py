@@ -140,3 +140,8 @@ def test_readme_reading_probes():
     assert "({}% and {}% among seven rows, {}% and {}% between two)".format(*(r['score'] for r in runs)) in text
     nll = json.loads((A / 'reading_probe' / 'title_rows2_every_nll_test.json').read_text())['log'][0]['title_nll']
     assert f"predicts the named title's words at {nll:.2f} nats" in text
+    tied, frozen, one = tap('scan_feedtower_align'), tap('scan_feedtower_frozen'), tap('title_feedtower_frozen')
+    assert tied['step'] == frozen['step'] == 3000 and one['score'] == 17.2
+    from mobile_r1.evaluate import wilson_interval
+    lo, hi = wilson_interval(round(tied['score'] * 169 / 100), 169)
+    assert f"in {tied['score']}% [{lo:.1f}, {hi:.1f}] of 169 test questions after 3,000 steps with the tied tower ({frozen['score']}% with" in text
