@@ -40,8 +40,8 @@ from .stage1 import Stage1Config, train_stage1
 
 # %% auto #0
 __all__ = ['SHIPPED_BASE', 'BASE_FILES', 'PretrainConfig', 'pretrain_tasks', 'vocab_fingerprint', 'data_stamp', 'stamped',
-           'pretrain_data', 'base_corpus', 'base_figures', 'build_base', 'model_card', 'check_base', 'step_kind',
-           'grounding_by_kind']
+           'pretrain_data', 'load_tower', 'base_corpus', 'base_figures', 'build_base', 'model_card', 'check_base',
+           'step_kind', 'grounding_by_kind']
 
 # %% ../nbs/08a_pretrain.ipynb #a73a379d
 SHIPPED_BASE = Path(mobile_r1.__file__).parent / 'bases' / 'tiny'   # the base that ships with the package
@@ -60,6 +60,7 @@ class PretrainConfig:
     lr: float = 2e-3                           # peak learning rate (cosine, 5% warm-up: stage 1's schedule)
     popup_prob: float = 0.1                    # pop-ups on the phones the trajectories are recorded on
     scan: bool = False                         # the expert's thoughts read a list's rows down to the one it taps (03f)
+    tower: str | None = None                   # start the vision tower and merger from this state dict (None: random weights)
     max_minutes: float | None = None           # wall-time budget of the training loop (None: all `steps`)
     workers: int = 1                           # processes generating trajectories (and, on a GPU, reading screenshots)
     eval_episodes: int = 64                    # online episodes per figure on the card
@@ -69,6 +70,9 @@ class PretrainConfig:
         if self.size not in TINY_SIZES: raise ValueError(f'size must be one of {", ".join(TINY_SIZES)}, got {self.size!r}')
         if self.content not in CONTENTS: raise ValueError(f'content must be one of {CONTENTS}, got {self.content!r}')
         if self.episodes < 1 or self.steps < 1: raise ValueError('episodes and steps must be at least 1')
+        if self.tower and not Path(self.tower).is_file():
+            raise FileNotFoundError(f'no vision tower at {self.tower}: give a state dict of model.model.visual (torch.save), such as '
+                                    'benchmarks/bench_reading_align.py --save writes (NAME.tower.pt), or leave tower out')
 
 # %% ../nbs/08a_pretrain.ipynb #ba292e93
 def pretrain_tasks(exclude: Sequence[str] = ('Video/like_video',), content: str = 'procedural') -> list:
@@ -115,6 +119,16 @@ def pretrain_data(cfg: PretrainConfig, out) -> Path:
     return Path(out)
 
 # %% ../nbs/08a_pretrain.ipynb #9f214c8b
+def load_tower(folder, tower, size: str = 'tiny') -> None:
+    "Replace the vision tower and merger of the model saved at `folder` by the state dict at `tower`, in place."
+    from transformers import AutoModelForImageTextToText
+    model = AutoModelForImageTextToText.from_pretrained(str(folder))
+    try: model.model.visual.load_state_dict(torch.load(tower, weights_only=True))
+    except RuntimeError:
+        raise ValueError(f'the vision tower at {tower} does not fit the {size!r} model (vision hidden and depth '
+                         f'{TINY_SIZES[size][4:]}); build it at that size, or pick the size it was built for') from None
+    model.save_pretrained(str(folder))
+
 def base_corpus(scan: bool = False) -> list[str]:
     "All of SimPhone's text, fixed and procedural (instructions, expert answers, thinking through lists with `scan`, the history header): the base's tokenizer."
     return sim_corpus(content='fixed') + sim_corpus(content='procedural', scan=scan)
@@ -137,9 +151,11 @@ def build_base(cfg: PretrainConfig, progress=print) -> Path:
     t0, times = time.time(), {}
     def lap(name): times[name] = round(time.time() - t0 - sum(times.values()), 1); progress(f'[pretrain] {name}: {times[name]:.0f} s')
     init, data = out / 'init', out / 'data'             # both are reused when their stamps match (a rerun with other steps)
-    init_stamp = {'size': cfg.size, 'max_pixels': cfg.max_pixels, 'seed': cfg.seed, 'scan': cfg.scan, 'vocab': vocab_fingerprint()}
+    init_stamp = {'size': cfg.size, 'max_pixels': cfg.max_pixels, 'seed': cfg.seed, 'scan': cfg.scan, 'vocab': vocab_fingerprint(),
+                  'tower': cfg.tower and f'{zlib.crc32(Path(cfg.tower).read_bytes()):08x}'}
     if not stamped(init, init_stamp):
         tiny_qwen_vl(init, corpus=base_corpus(cfg.scan), size=cfg.size, vocab_size=2048, seed=cfg.seed, max_pixels=cfg.max_pixels)
+        if cfg.tower: load_tower(init, cfg.tower, cfg.size)
         (init / 'stamp.json').write_text(json.dumps(init_stamp))
     lap('tokenizer and model')
     if not stamped(data, data_stamp(cfg)): pretrain_data(cfg, data)

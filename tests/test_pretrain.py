@@ -85,3 +85,12 @@ def test_bench_grounding_and_title_probe_smoke(toy_base, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     p = json.loads((tmp_path / 'p' / 'probe_t.json').read_text())
     assert p['steps'] in (1, 2) and p['only'] == 'title' and 0 < p['rows'] < g['steps'] * 10
+
+
+def test_pretrain_tower_flag(tmp_path):
+    "`mobile-r1 pretrain --tower` reaches PretrainConfig: a missing file stops it before any work, with the fix in the message."
+    r = subprocess.run([sys.executable, '-m', 'mobile_r1', 'pretrain', '--out', str(tmp_path / 'b'), '--scan', '--tower', str(tmp_path / 'no.pt')],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert r.returncode == 2 and 'no vision tower at' in r.stderr and 'bench_reading_align.py --save' in r.stderr, r.stderr[-2000:]
+    assert 'Traceback' not in r.stderr
+    assert not (tmp_path / 'b').exists()
