@@ -23,11 +23,11 @@ Tasks (`--task`):
 
 Knobs: `--spec` (text hidden, text layers, heads, kv heads, vision hidden, vision depth: the tiny model is
 128,2,4,2,64,2), `--max-pixels` (image budget; 234416 keeps 364 × 644), `--title-px` (the rows' title font, 15 as
-SimPhone draws it), `--rows K` (title, has: keep K of the feed's rows), `--align W` (title, has: tie each title's row
-of screen tokens to the model's embeddings of its words), `--echo` (placestext, titletext: the answer names the title
+SimPhone draws it), `--rows K` (title, scan, has: keep K of the feed's rows), `--align W` (title, scan, has: tie each
+title's row of screen tokens to the model's embeddings of its words), `--echo` (placestext, titletext: the answer names the title
 before its place), `--every-token` (the loss on every text token, the question's too: with the screen first, the title
 a question names is predicted from the screen), `--blank` (the text controls: a 56 × 56 blank instead of the screen).
-The answer is short: "[x, y]" in the model's frame for a tap, the text for a reading. Prompts are a bare user turn (no
+The answer is short: "[x, y]" in the model's frame for a tap (after the judged rows for `scan`), the text for a reading. Prompts are a bare user turn (no
 system prompt, no history), so a step is cheap.
 
     python benchmarks/bench_reading_probe.py --task title [--spec 128,2,4,2,64,2] [--steps 1500] [--bs 16]
@@ -72,7 +72,7 @@ def args(argv=None):
     ap.add_argument('--lr', type=float, default=1e-3); ap.add_argument('--screens', type=int, default=1500)
     ap.add_argument('--max-pixels', type=int, default=114 * 28 * 28); ap.add_argument('--title-px', type=int, default=15)
     ap.add_argument('--rows', type=int, default=None, help='keep this many of the feed\'s rows, drawn per screen, and paint the others over '
-                    'with the row\'s own background: fewer titles to choose from (title, has)')
+                    'with the row\'s own background: fewer titles to choose from (title, scan, has)')
     ap.add_argument('--eval-every', type=int, default=250); ap.add_argument('--test-screens', type=int, default=192); ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--from-model', default=None, help='start from a model a probe saved (--save), not from random weights')
     ap.add_argument('--save', action='store_true', help='save the trained model and processor to OUT/NAME.model')
@@ -80,7 +80,7 @@ def args(argv=None):
     ap.add_argument('--freeze-tower', action='store_true', help='keep the vision tower (and its merger) fixed: train the language model alone')
     ap.add_argument('--tower', default=None, help="start the vision tower (and its merger) from this state dict (torch.save of model.model.visual's)")
     ap.add_argument('--align', type=float, default=0.0, help="weight of a word-alignment loss: each title's row of image tokens, "
-                    "scored against the language model's own embeddings of the title's two words, max-pooled over the row (title, has)")
+                    "scored against the language model's own embeddings of the title's two words, max-pooled over the row (title, scan, has)")
     ap.add_argument('--echo', action='store_true', help='placestext, titletext: the answer names each title before its place ("Golden Cats" at [112, 111])')
     ap.add_argument('--every-token', action='store_true', help='the loss on every text token (the question too, not the image tokens), as a '
                     'language model is pretrained: with the screen first, the named title is then predicted from the screen (the score is still the answer\'s)')
