@@ -27,8 +27,8 @@ SimPhone draws it), `--rows K` (title, scan, has: keep K of the feed's rows), `-
 title's row of screen tokens to the model's embeddings of its words), `--echo` (placestext, titletext: the answer names the title
 before its place), `--every-token` (the loss on every text token, the question's too: with the screen first, the title
 a question names is predicted from the screen), `--blank` (the text controls: a 56 × 56 blank instead of the screen).
-The answer is short: "[x, y]" in the model's frame for a tap (after the judged rows for `scan`), the text for a reading. Prompts are a bare user turn (no
-system prompt, no history), so a step is cheap.
+The answer is short: "[x, y]" in the model's frame for a tap (after the judged rows for `scan`), the text for a
+reading. Prompts are a bare user turn (no system prompt, no history), so a step is cheap.
 
     python benchmarks/bench_reading_probe.py --task title [--spec 128,2,4,2,64,2] [--steps 1500] [--bs 16]
         [--lr 1e-3] [--max-pixels 89376] [--title-px 15] [--tower visual.pt] [--freeze-tower] [--from-model M]
