@@ -145,3 +145,8 @@ def test_readme_reading_probes():
     from mobile_r1.evaluate import wilson_interval
     lo, hi = wilson_interval(round(tied['score'] * 169 / 100), 169)
     assert f"in {tied['score']}% [{lo:.1f}, {hi:.1f}] of 169 test questions after 3,000 steps with the tied tower ({frozen['score']}% with" in text
+    (sb,) = json.loads((A / 'base_scan' / 'grounding.json').read_text())['bases'].values()
+    cpu0 = json.loads((A / 'base_gpu' / 'grounding.json').read_text())['bases']['tiny224_cpu']
+    t, t0 = sb['kinds']['title'], cpu0['kinds']['title']
+    assert sb['card']['config']['max_minutes'] == 35 and sb['card']['config']['scan']
+    assert f"taps the named title in {t['correct']}% of {t['n']} title steps, not yet beyond the first CPU base's {t0['correct']}%" in text
