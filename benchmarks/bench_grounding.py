@@ -24,8 +24,9 @@ def main():
     eps = read_dataset(pretrain_data(PretrainConfig(episodes=a.episodes, workers=2, seed=7), data))
     result = {'episodes': a.episodes, 'steps': sum(len(e.steps) for e in eps), 'data_seed': 7, 'bases': {}}
     for b in a.bases:
-        card, curve = check_base(b), Path(b) / 'pretrain.jsonl'
-        loss = [{'step': r['step'], 'loss': r['loss']} for r in read_metrics(curve) if r.get('loss') is not None] if curve.exists() else []
+        card = check_base(b)                                    # the curve: beside the model (copied) or where build_base writes it
+        curve = next((f for f in (Path(b) / 'pretrain.jsonl', Path(b).parent / 'pretrain.jsonl') if f.exists()), None)
+        loss = [{'step': r['step'], 'loss': r['loss']} for r in read_metrics(curve) if r.get('loss') is not None] if curve else []
         kinds = grounding_by_kind(Policy.load(b), eps)
         result['bases'][b] = {'card': card, 'kinds': kinds, 'loss': loss}
         print(b, {k: (v['n'], v['correct'], v['names']) for k, v in kinds.items()}, flush=True)

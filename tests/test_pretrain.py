@@ -79,6 +79,8 @@ def test_bench_grounding_and_title_probe_smoke(toy_base, tmp_path):
     kinds = g['bases'][str(toy_base)]['kinds']
     assert sum(k['n'] for k in kinds.values()) == g['steps'] and {'fixed', 'terminate'} <= set(kinds)
     assert g['bases'][str(toy_base)]['card']['steps_done'] == 3
+    curve = g['bases'][str(toy_base)]['loss']                                       # found where build_base writes it
+    assert curve and all(e['loss'] > 0 and 1 <= e['step'] <= 3 for e in curve), curve
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_title_probe.py'), str(toy_base), '--name', 't', '--minutes', '0.02',
            '--data', str(toy_base.parent / 'data'), '--test-episodes', '3', '--out', str(tmp_path / 'p')]
     r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=900)
