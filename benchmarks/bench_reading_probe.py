@@ -295,10 +295,11 @@ def main(argv=None):
     warm = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1, (s + 1) / 50))
     rng, log = random.Random(1), []
     def report(step, loss=None):
+        score = p.score(test)                                        # sets p.found on a scan
         log.append({'step': step, **({'loss': round(loss.item(), 4)} if loss is not None else {}),
                     **({'align_loss': round(p.aligned.item(), 4)} if a.align and loss is not None else {}),
                     **({'title_nll': p.named(test)} if a.every_token and a.task == 'title' else {}),
-                    'score': p.score(test), **({'found': round(100 * p.found / len(test), 1)} if a.task == 'scan' else {}), 'wall_s': round(time.time() - t0)})
+                    'score': score, **({'found': round(100 * p.found / len(test), 1)} if a.task == 'scan' else {}), 'wall_s': round(time.time() - t0)})
         print(a.name, log[-1], flush=True)
         (out / f'{a.name}.json').write_text(json.dumps({'args': vars(a), 'test': len(test), 'log': log}, indent=1))
     if a.steps == 0: report(0)                                      # --from-model M --steps 0: score a saved model
