@@ -25,6 +25,7 @@ Modules:
 - `mobile_r1.pretrain`: The paper's stage 1 starts from a model that already reads; ours starts from random weights. This recipe trains the tiny Qwen2.5-VL on SimPhone's expert trajectories outside the quickstart's training world, so that stage 1 starts from a model that knows the screens, the answer format, and how to find on a screen what the instruction names.
 - `mobile_r1.prompts`: Two ways to put a step in front of the model: the release's prompt (`mobile-r1`), for training on the release, and the layout of Qwen's own mobile agent (`qwen`), which tells a Hub checkpoint the whole `mobile_use` schema and the screen's resolution.
 - `mobile_r1.quickstart`: One command, the whole method: build a tiny model, generate SimPhone data, run stages 1, 2 and 3, evaluate after each, and write the table, the curves, sample trajectories and a report.
+- `mobile_r1.reader`: Before the phone base learns tasks, its vision tower learns to read: alone, with two small heads on top, it names the titles on SimPhone's video feed.
 - `mobile_r1.report`: One self-contained HTML page per run: reward curves, the results table and a trajectory viewer, readable in any browser with no server and no network.
 - `mobile_r1.rewards`: The action-level reward of stage 2, the task-level reward of stage 3, and the group-relative advantages GRPO turns them into.
 - `mobile_r1.rollout`: Play whole episodes on a phone: `run_episode` as a plain loop, and a batched runner that plays many episodes at once with one model call per turn.

@@ -330,7 +330,7 @@ def _add_course(sub):
 # %% ../nbs/13_cli.ipynb #466b93d7
 PRETRAIN_ARGS = {'out': 'out_dir', 'exclude': 'exclude', 'size': 'size', 'max_pixels': 'max_pixels', 'episodes': 'episodes',
                  'steps': 'steps', 'batch_size': 'batch_size', 'lr': 'lr', 'max_minutes': 'max_minutes', 'workers': 'workers',
-                 'eval_episodes': 'eval_episodes', 'seed': 'seed', 'scan': 'scan', 'tower': 'tower'}   # flag -> PretrainConfig field
+                 'eval_episodes': 'eval_episodes', 'seed': 'seed', 'scan': 'scan', 'tower': 'tower', 'read_steps': 'read_steps'}   # flag -> PretrainConfig field
 
 def cmd_pretrain(args) -> int:
     "Build a phone base (08a_pretrain) and print its card."
@@ -355,7 +355,9 @@ def _add_pretrain(sub):
     p.add_argument('--scan', action='store_true', default=None,
                    help="the expert's thoughts read a list's rows down to the one it taps (nbs/03f_sim_expert.ipynb)")
     p.add_argument('--tower', help='start the vision tower from this state dict (torch.save of model.model.visual\'s), e.g. one that '
-                   'reads the feed: benchmarks/bench_reading_align.py --place feed --save')
+                   'reads the feed: benchmarks/bench_reading_align.py --place feed --save (or let --read-steps train one)')
+    p.add_argument('--read-steps', type=int, help='first train a title reader this many steps and start the vision tower '
+                   'from it (nbs/08b_reader.ipynb); one command builds the whole base')
     for name, typ, what in (('max_pixels', int, 'image budget in pixels'), ('episodes', int, 'expert trajectories'),
                             ('steps', int, 'optimiser steps'), ('batch_size', int, 'samples per step'), ('lr', float, 'peak learning rate'),
                             ('max_minutes', float, 'wall-time budget of the training loop'), ('workers', int, 'processes generating data (on a GPU, also reading screenshots)'),

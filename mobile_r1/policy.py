@@ -35,9 +35,9 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['SPECIAL_TOKENS', 'VISION_TOKENS', 'ANSWER_TAGS', 'CHAT_TEMPLATE', 'TINY_SIZES', 'build_tokenizer',
-           'QwenVLImageProcessor', 'gather_image_rows', 'load_processor', 'tiny_qwen_config', 'tiny_qwen_vl',
-           'save_policy', 'episode_corpus', 'PolicyConfig', 'freeze_vision', 'add_lora', 'trainable_summary',
-           'load_policy', 'Generation', 'Policy']
+           'QwenVLImageProcessor', 'gather_image_rows', 'load_processor', 'tiny_vision_config', 'tiny_qwen_config',
+           'tiny_qwen_vl', 'save_policy', 'episode_corpus', 'PolicyConfig', 'freeze_vision', 'add_lora',
+           'trainable_summary', 'load_policy', 'Generation', 'Policy']
 
 # %% ../nbs/05_policy.ipynb #0fe6e859
 SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|vision_start|>', '<|vision_end|>',
@@ -134,10 +134,17 @@ TINY_SIZES = {  # name: (text hidden, text layers, heads, kv heads, vision hidde
     'small': (256, 4, 4, 2, 128, 2),
 }
 
+def tiny_vision_config(size: str = 'tiny') -> dict:
+    "The vision tower (and merger) of the named `size`: its depth and width, two heads, the last block attending fully."
+    if size not in TINY_SIZES: raise ValueError(f'size must be one of {", ".join(TINY_SIZES)}, got {size!r}')
+    h, *_, vh, depth = TINY_SIZES[size]
+    return dict(depth=depth, hidden_size=vh, intermediate_size=2 * vh, num_heads=2, out_hidden_size=h,
+                fullatt_block_indexes=[depth - 1], window_size=112)
+
 def tiny_qwen_config(vocab_size: int, special_ids: dict, size: str = 'tiny') -> Qwen2_5_VLConfig:
     "A Qwen2.5-VL config of the named `size` (see `TINY_SIZES`)."
     if size not in TINY_SIZES: raise ValueError(f'size must be one of {", ".join(TINY_SIZES)}, got {size!r}')
-    h, layers, heads, kv, vh, depth = TINY_SIZES[size]
+    h, layers, heads, kv, *_ = TINY_SIZES[size]
     half = h // heads // 2                                   # rotary pairs per head, split time/height/width
     section = [half - 2 * (3 * half // 8), 3 * half // 8, 3 * half // 8]
     text = dict(vocab_size=vocab_size, hidden_size=h, intermediate_size=2 * h, num_hidden_layers=layers,
@@ -145,9 +152,7 @@ def tiny_qwen_config(vocab_size: int, special_ids: dict, size: str = 'tiny') -> 
                 rope_parameters={'rope_type': 'default', 'mrope_section': section, 'rope_theta': 10000.0},
                 bos_token_id=special_ids['<|endoftext|>'], eos_token_id=special_ids['<|im_end|>'],
                 pad_token_id=special_ids['<|endoftext|>'])
-    vision = dict(depth=depth, hidden_size=vh, intermediate_size=2 * vh, num_heads=2, out_hidden_size=h,
-                  fullatt_block_indexes=[depth - 1], window_size=112)
-    return Qwen2_5_VLConfig(text_config=text, vision_config=vision, image_token_id=special_ids['<|image_pad|>'],
+    return Qwen2_5_VLConfig(text_config=text, vision_config=tiny_vision_config(size), image_token_id=special_ids['<|image_pad|>'],
                             video_token_id=special_ids['<|video_pad|>'],
                             vision_start_token_id=special_ids['<|vision_start|>'],
                             vision_end_token_id=special_ids['<|vision_end|>'])

@@ -37,11 +37,12 @@ from .sim.content import CONTENTS, kind_of
 from .sim.tasks import TEMPLATES, in_world, task_list
 from .sim.generate import GenConfig, generate_dataset, sim_corpus
 from .stage1 import Stage1Config, train_stage1
+from .reader import ReaderConfig, train_reader
 
 # %% auto #0
 __all__ = ['SHIPPED_BASE', 'BASE_FILES', 'PretrainConfig', 'pretrain_tasks', 'vocab_fingerprint', 'data_stamp', 'stamped',
-           'pretrain_data', 'load_tower', 'base_corpus', 'base_figures', 'build_base', 'model_card', 'check_base',
-           'step_kind', 'grounding_by_kind']
+           'pretrain_data', 'load_tower', 'base_corpus', 'base_figures', 'build_base', 'reader_line', 'model_card',
+           'check_base', 'step_kind', 'grounding_by_kind']
 
 # %% ../nbs/08a_pretrain.ipynb #a73a379d
 SHIPPED_BASE = Path(mobile_r1.__file__).parent / 'bases' / 'tiny'   # the base that ships with the package
@@ -61,6 +62,7 @@ class PretrainConfig:
     popup_prob: float = 0.1                    # pop-ups on the phones the trajectories are recorded on
     scan: bool = False                         # the expert's thoughts read a list's rows down to the one it taps (03f)
     tower: str | None = None                   # start the vision tower and merger from this state dict (None: random weights)
+    read_steps: int = 0                        # first train a title reader this long and start the tower from it (08b; 0: none)
     max_minutes: float | None = None           # wall-time budget of the training loop (None: all `steps`)
     workers: int = 1                           # processes generating trajectories (and, on a GPU, reading screenshots)
     eval_episodes: int = 64                    # online episodes per figure on the card
@@ -70,6 +72,8 @@ class PretrainConfig:
         if self.size not in TINY_SIZES: raise ValueError(f'size must be one of {", ".join(TINY_SIZES)}, got {self.size!r}')
         if self.content not in CONTENTS: raise ValueError(f'content must be one of {CONTENTS}, got {self.content!r}')
         if self.episodes < 1 or self.steps < 1: raise ValueError('episodes and steps must be at least 1')
+        if self.tower and self.read_steps: raise ValueError('give the vision tower either as a file (tower) or as reader steps (read_steps), not both')
+        if self.read_steps < 0: raise ValueError('read_steps must be 0 (no reader) or more')
         if self.tower and not Path(self.tower).is_file():
             raise FileNotFoundError(f'no vision tower at {self.tower}: give a state dict of model.model.visual (torch.save), such as '
                                     'benchmarks/bench_reading_align.py --save writes (NAME.tower.pt), or leave tower out')
@@ -150,12 +154,19 @@ def build_base(cfg: PretrainConfig, progress=print) -> Path:
     out = Path(cfg.out_dir); out.mkdir(parents=True, exist_ok=True)
     t0, times = time.time(), {}
     def lap(name): times[name] = round(time.time() - t0 - sum(times.values()), 1); progress(f'[pretrain] {name}: {times[name]:.0f} s')
-    init, data = out / 'init', out / 'data'             # both are reused when their stamps match (a rerun with other steps)
+    tower, reader = cfg.tower, None
+    if cfg.read_steps:                                  # the title reader first (08b): its tower starts the base's
+        rc = ReaderConfig(size=cfg.size, max_pixels=cfg.max_pixels, steps=cfg.read_steps, seed=cfg.seed)
+        tower = out / 'reader' / 'tower.pt'
+        if not stamped(out / 'reader', asdict(rc)): train_reader(rc, out / 'reader')
+        reader = read_metrics(out / 'reader' / 'reader.jsonl')[-1]
+        lap('title reader')
+    init, data = out / 'init', out / 'data'             # all three are reused when their stamps match (a rerun with other steps)
     init_stamp = {'size': cfg.size, 'max_pixels': cfg.max_pixels, 'seed': cfg.seed, 'scan': cfg.scan, 'vocab': vocab_fingerprint(),
-                  'tower': cfg.tower and f'{zlib.crc32(Path(cfg.tower).read_bytes()):08x}'}
+                  'tower': tower and f'{zlib.crc32(Path(tower).read_bytes()):08x}'}
     if not stamped(init, init_stamp):
         tiny_qwen_vl(init, corpus=base_corpus(cfg.scan), size=cfg.size, vocab_size=2048, seed=cfg.seed, max_pixels=cfg.max_pixels)
-        if cfg.tower: load_tower(init, cfg.tower, cfg.size)
+        if tower: load_tower(init, tower, cfg.size)
         (init / 'stamp.json').write_text(json.dumps(init_stamp))
     lap('tokenizer and model')
     if not stamped(data, data_stamp(cfg)): pretrain_data(cfg, data)
@@ -172,7 +183,7 @@ def build_base(cfg: PretrainConfig, progress=print) -> Path:
     rows = [r for r in read_metrics(metrics) if r.get('loss') is not None]
     card = {'config': asdict(cfg), 'vocab': vocab_fingerprint(), 'steps_done': info.get('steps'), 'train_samples': info.get('train_samples'),
             'tasks': len(pretrain_tasks(cfg.exclude, cfg.content)), 'first_loss': rows[0]['loss'] if rows else None,
-            'last_loss': rows[-1]['loss'] if rows else None, 'wall_s': times, 'figures': figures,
+            'last_loss': rows[-1]['loss'] if rows else None, 'wall_s': times, 'figures': figures, 'reader': reader,
             'device': _device_name()}
     atomic_write(model / 'mobile_r1.json', json.dumps({**info, 'base': card}, indent=1))
     atomic_write(model / 'BASE.md', model_card(card))
@@ -183,6 +194,12 @@ def _device_name() -> str:
     return torch.cuda.get_device_name(0) if torch.cuda.is_available() else f'CPU, {os.cpu_count()} cores'
 
 # %% ../nbs/08a_pretrain.ipynb #f49e7396
+def reader_line(card: dict) -> str:
+    "The card's row on the title reader that started the tower (08b), if one did."
+    r = card.get('reader')
+    return '' if not r else (f"| vision tower | from a title reader, {r['step']} steps of 16 feeds: names {r['title']}% of "
+                             f"{r['n_titles']} test titles whole (adjective {r['adjective']}%, noun {r['noun']}%) |\n")
+
 def model_card(card: dict) -> str:
     "The base's card in Markdown: what it was trained on, how long, and what it reaches."
     c, f = card['config'], card['figures']
@@ -197,7 +214,7 @@ Qwen2.5-VL the paper starts from; the recipe is ours.
 |---|---|
 | data | {c['episodes']} expert trajectories ({card['train_samples']} steps), {card['tasks']} training tasks of every app outside {list(c['exclude'])}, {c['content']} content, pop-ups {c['popup_prob']} |
 | never seen | the worlds {list(c['exclude'])}, held-out titles, the unseen apps (Movies, Notes) |
-| training | {card['steps_done']} steps of {c['batch_size']} at peak lr {c['lr']} (of {c['steps']} planned{f", budget {c['max_minutes']} min" if c['max_minutes'] else ''}), seed {c['seed']} |
+{reader_line(card)}| training | {card['steps_done']} steps of {c['batch_size']} at peak lr {c['lr']} (of {c['steps']} planned{f", budget {c['max_minutes']} min" if c['max_minutes'] else ''}), seed {c['seed']} |
 | loss | {card['first_loss']} → {card['last_loss']} |
 | wall time | {sum(card['wall_s'].values()):.0f} s on {card['device']} ({', '.join(f'{k} {v:.0f} s' for k, v in card['wall_s'].items())}) |
 | vocabulary | {card['vocab']} (`mobile_r1.pretrain.vocab_fingerprint()`) |

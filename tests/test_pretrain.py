@@ -11,10 +11,10 @@ ENV = {**os.environ, 'IN_TEST': '1'}
 
 @pytest.fixture(scope='module')
 def toy_base(tmp_path_factory):
-    "A base from the documented command at toy sizes (two data workers, so the parallel path runs; thoughts that scan lists)."
+    "A base from the documented command at toy sizes (two data workers, so the parallel path runs; thoughts that scan lists; a title reader first)."
     out = tmp_path_factory.mktemp('base')
     cmd = [sys.executable, '-m', 'mobile_r1', 'pretrain', '--out', str(out), '--episodes', '6', '--steps', '3', '--batch-size', '4',
-           '--workers', '2', '--eval-episodes', '2', '--scan']
+           '--workers', '2', '--eval-episodes', '2', '--scan', '--read-steps', '2']
     r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     assert '# mobile_r1 phone base (tiny)' in r.stdout and 'online success, held-out titles' in r.stdout, r.stdout[-2000:]
@@ -32,6 +32,7 @@ def test_card(toy_base):
     assert not any(d['task_id'].startswith('Video/like_video/') for d in data)      # the kept-out world stays out
     assert card['config']['scan'] and any('Reading the list: ' in json.dumps(st) for d in data for st in d['trajectory'])   # --scan
     assert (toy_base / 'BASE.md').read_text().startswith('# mobile_r1 phone base')
+    assert card['config']['read_steps'] == 2 and card['reader']['step'] == 2 and (toy_base.parent / 'reader' / 'tower.pt').is_file()
 
 
 def test_quickstart_from_base(toy_base, tmp_path):
@@ -96,3 +97,6 @@ def test_pretrain_tower_flag(tmp_path):
     assert r.returncode == 2 and 'no vision tower at' in r.stderr and 'bench_reading_align.py --save' in r.stderr, r.stderr[-2000:]
     assert 'Traceback' not in r.stderr
     assert not (tmp_path / 'b').exists()
+    r = subprocess.run([sys.executable, '-m', 'mobile_r1', 'pretrain', '--out', str(tmp_path / 'b'), '--read-steps', '10', '--tower', __file__],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert r.returncode == 2 and 'not both' in r.stderr and 'Traceback' not in r.stderr and not (tmp_path / 'b').exists(), r.stderr[-2000:]
