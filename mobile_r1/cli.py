@@ -38,7 +38,7 @@ def cmd_quickstart(args) -> int:
     from mobile_r1.quickstart import RunMismatch, run_quickstart, summary
     from dataclasses import replace as _with
     from mobile_r1.quickstart import PRESETS
-    given = {k: v for k, v in (('base', args.base), ('content', args.content)) if v is not None}
+    given = {k: v for k, v in (('base', args.base), ('content', args.content), ('scan', args.scan)) if v is not None}
     cfg = _with(PRESETS[args.preset], **given) if given else None
     try: st = run_quickstart(args.out, args.preset, cfg=cfg)
     except RunMismatch as e: print(f'mobile-r1 quickstart: {e}', file=sys.stderr); return 2
@@ -193,6 +193,9 @@ def _add_quickstart(sub):
                    "'shipped' (the package's phone base, built by `mobile-r1 pretrain`) or a base folder")
     q.add_argument('--content', default=None, choices=['fixed', 'procedural'],
                    help="SimPhone's titles: 'fixed' (the presets' default) or 'procedural' (drawn per episode, so reading pays)")
+    q.add_argument('--scan', action='store_true', default=None,
+                   help="the expert's thoughts read a list's rows down to the one it taps (nbs/03f_sim_expert.ipynb), as a base built "
+                        "with `mobile-r1 pretrain --scan` learned them")
     q.add_argument('--preset', default='tiny', choices=['tiny', 'busy', 'popups', 'full', 'course', 'smoke'],
                    help="'tiny': the CPU quickstart, about seven minutes; 'busy': built for stage 3 (phones that interrupt "
                         "often, pop-ups at 0.5; stage 2 on recorded steps as in the paper; 40 stage-3 iterations), about eighteen "

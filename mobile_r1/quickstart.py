@@ -34,8 +34,8 @@ from .stage3 import Stage3Config, train_stage3
 from .threads import use_threads
 
 # %% auto #0
-__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'train_tasks_row', 'evaluate_model', 'stage_configs',
-           'make_split', 'base_path', 'run_quickstart', 'closed_line', 'summary']
+__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'train_tasks_row', 'evaluate_model', 'answer_tokens',
+           'stage_configs', 'make_split', 'base_path', 'run_quickstart', 'closed_line', 'summary']
 
 # %% ../nbs/13a_quickstart.ipynb #d9f48057
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ class QuickstartConfig:
     seed: int = 0                    # seeds the data, the tiny model and every stage (evaluation episodes keep their own seeds)
     content: str = 'fixed'           # SimPhone's titles: 'fixed', or 'procedural' (drawn per episode, so reading pays: 03h_sim_content)
     base: str = 'scratch'            # stage 1 starts from: 'scratch' (random weights), 'shipped' (the package's phone base) or a base folder
+    scan: bool = False               # the expert's thoughts read a list's rows down to the one it taps (03f); answers may run to 160 tokens
 
 PRESETS = {
     'tiny': QuickstartConfig(world=('Video/like_video',), train_episodes=240, data_popup_prob=0.03, corpus='data', stage1_steps=600,
@@ -149,6 +150,10 @@ def _paths(out: Path) -> tuple[dict, dict]:
     models = {'tiny': out / 'models' / 'tiny', 1: out / 'models' / 'stage1', 2: out / 'models' / 'stage2', 3: out / 'models' / 'stage3'}
     return data, models
 
+def answer_tokens(cfg: QuickstartConfig) -> int:
+    "The longest answer the RL stages sample: 128 tokens (ours run to about 60), 160 when thoughts scan a list's rows."
+    return 160 if cfg.scan else 128
+
 def stage_configs(cfg: QuickstartConfig, out: Path) -> dict:
     "The configs of stages 1, 2 and 3 that a quickstart of `cfg` runs in `out`, each starting from the one before."
     data, models = _paths(out)
@@ -159,12 +164,13 @@ def stage_configs(cfg: QuickstartConfig, out: Path) -> dict:
                             rounds=cfg.stage2_rounds, visit_episodes=cfg.stage2_visits, screen=cfg.stage2_screen, world=cfg.world,
                             content=cfg.content,
                             popup_prob=cfg.popup_prob if cfg.stage2_popup_prob is None else cfg.stage2_popup_prob,
-                            max_turns=cfg.max_turns, seed=cfg.seed),
+                            max_turns=cfg.max_turns, seed=cfg.seed, max_completion_length=answer_tokens(cfg)),
             3: Stage3Config(base=str(models[2]), out_dir=str(models[3]), iterations=cfg.stage3_iterations,
                             tasks_per_iter=cfg.stage3_tasks, G=cfg.stage3_G, step_aware=cfg.stage3_step_aware,
                             max_turns=cfg.max_turns, popup_prob=cfg.popup_prob,
                             checkpoint_every=max(1, cfg.stage3_iterations // 4), world=cfg.world, content=cfg.content, seed=cfg.seed,
-                            eval_every=cfg.stage3_eval_every, eval_episodes=cfg.train_online_episodes)}
+                            eval_every=cfg.stage3_eval_every, eval_episodes=cfg.train_online_episodes,
+                            max_new_tokens=answer_tokens(cfg))}
 
 def make_split(cfg: QuickstartConfig, split: str, out: Path) -> Path:
     "Write the expert trajectories of `split` that a quickstart of `cfg` uses (train: recorded at `data_popup_prob`)."
@@ -172,7 +178,7 @@ def make_split(cfg: QuickstartConfig, split: str, out: Path) -> Path:
     return generate_dataset(out, split, n=cfg.train_episodes if train else cfg.eval_episodes, overwrite=True,
                             seed={'train': 0, 'held_out': 1, 'unseen_apps': 2}[split] + 10 * cfg.seed,
                             world=cfg.world if split != 'unseen_apps' else None, content=cfg.content,
-                            cfg=GenConfig(popup_prob=cfg.data_popup_prob) if train else None)
+                            cfg=GenConfig(popup_prob=cfg.data_popup_prob, scan=cfg.scan) if train else None)
 
 def _make_data(cfg: QuickstartConfig, data: dict):
     for s, p in data.items(): make_split(cfg, s, p)

@@ -1,7 +1,6 @@
 """The phone base end to end at toy sizes: `mobile-r1 pretrain` as a user types it, a quickstart that starts from the
 base it wrote, the errors for a base that is not there, and the reading benchmark on it."""
 import json, os, subprocess, sys
-from dataclasses import replace
 from pathlib import Path
 import pytest
 
@@ -36,15 +35,18 @@ def test_card(toy_base):
 
 
 def test_quickstart_from_base(toy_base, tmp_path):
-    "The quickstart copies the base whole (its tokenizer too) and trains on from it, here on procedural titles."
-    from mobile_r1.quickstart import PRESETS, run_quickstart
+    "The quickstart, as typed, copies the base whole (its tokenizer too) and trains on from it, on procedural titles with thoughts that scan lists."
     from mobile_r1.data import read_dataset
-    cfg = replace(PRESETS['smoke'], base=str(toy_base), content='procedural')
-    st = run_quickstart(tmp_path / 'run', 'smoke', progress=lambda m: None, cfg=cfg)
-    assert 'stage 3' in st['done']
+    run = tmp_path / 'run'
+    r = subprocess.run([sys.executable, '-m', 'mobile_r1', 'quickstart', '--preset', 'smoke', '--base', str(toy_base), '--content', 'procedural',
+                        '--scan', '--out', str(run)], capture_output=True, text=True, env=ENV, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    st = json.loads((run / 'quickstart.json').read_text())
+    assert 'stage 3' in st['done'] and st['config']['scan'] and st['config']['base'] == str(toy_base)
     for split in ('train', 'held_out', 'unseen_apps'):
-        assert {e.extra['content'] for e in read_dataset(tmp_path / 'run' / 'data' / split)} == {'procedural'}
-    tiny = tmp_path / 'run' / 'models' / 'tiny'
+        assert {e.extra['content'] for e in read_dataset(run / 'data' / split)} == {'procedural'}
+    assert any('Reading the list: ' in s.thought for e in read_dataset(run / 'data' / 'train') for s in e.steps)
+    tiny = run / 'models' / 'tiny'
     assert json.loads((tiny / 'mobile_r1.json').read_text())['base']['steps_done'] == 3
     assert (tiny / 'tokenizer.json').read_bytes() == (toy_base / 'tokenizer.json').read_bytes()
 
