@@ -360,7 +360,7 @@ def _add_pretrain(sub):
     p.add_argument('--tower', help='start the vision tower from this state dict (torch.save of model.model.visual\'s), e.g. one that '
                    'reads the feed: benchmarks/bench_reading_align.py --place feed --save (or let --read-steps train one)')
     p.add_argument('--read-steps', type=int, help='first train a title reader this many steps and start the vision tower '
-                   'from it (nbs/08b_reader.ipynb); one command builds the whole base')
+                   'from it (nbs/08b_reader.ipynb: 500 name every test title); one command builds the whole base')
     for name, typ, what in (('max_pixels', int, 'image budget in pixels'), ('episodes', int, 'expert trajectories'),
                             ('steps', int, 'optimiser steps'), ('batch_size', int, 'samples per step'), ('lr', float, 'peak learning rate'),
                             ('max_minutes', float, 'wall-time budget of the training loop'), ('workers', int, 'processes generating data (on a GPU, also reading screenshots)'),

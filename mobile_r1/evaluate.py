@@ -134,11 +134,11 @@ def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_ta
                 popup_prob: float = 0.1, seed: int = 0, prompt=None, max_tasks: int | None = None,
                 batch_size: int = 64, world: Sequence[str] | None = None, n_episodes: int | None = None,
                 phones: str = 'sim', tasks: str | None = None, judge=None, content: str = 'fixed',
-                kinds: bool = False) -> tuple[dict, list]:
+                kinds: bool = False, max_new_tokens: int = 160) -> tuple[dict, list]:
     """Task success of `policy` on `phones` (SimPhone, or `adb:SERIAL,...`) over the tasks of `split` (in `world`) or of a
     JSONL file `tasks` (SimPhone's titles `content`: 'fixed' or 'procedural'), with its Wilson interval. Without a checker the `judge`'s verdict is the success.
     `kinds` (SimPhone): also `by_kind`, per kind of screen the episodes met (`headroom.screen_kind`), the share of
-    greedy steps that took the expert's action, e.g. the interruptions closed. Returns (summary, trajectories)."""
+    greedy steps that took the expert's action, e.g. the interruptions closed. An answer stops at `max_new_tokens`. Returns (summary, trajectories)."""
     from mobile_r1.env import judged, make_env, play
     from mobile_r1.judge import RuleJudge, agreement
     env = make_env(phones, tasks or split, world=world, level=level, popup_prob=popup_prob, max_turns=max_turns, content=content)
@@ -152,7 +152,7 @@ def online_eval(policy, split: str = 'held_out', level: int = 0, episodes_per_ta
     pool = env.tasks[:max_tasks]
     if n_episodes: jobs = [(pool[k % len(pool)], seed * 1_000_003 + k * 7919) for k in range(n_episodes)]  # tasks cycled
     else: jobs = [(t, seed * 1_000_003 + k * 7919 + e) for k, t in enumerate(pool) for e in range(episodes_per_task)]
-    try: trajs = play(policy, env, jobs, max_turns, annotate=kinds, prompt=prompt)
+    try: trajs = play(policy, env, jobs, max_turns, annotate=kinds, prompt=prompt, max_new_tokens=max_new_tokens)
     finally: env.close()
     verdicts = judged(env, judge, [t for t, _ in jobs], trajs) if judge is not None else None   # no checker: they set success
     measured = env.checker and verdicts is not None and not isinstance(judge, RuleJudge)

@@ -72,8 +72,8 @@ class PretrainConfig:
         if self.size not in TINY_SIZES: raise ValueError(f'size must be one of {", ".join(TINY_SIZES)}, got {self.size!r}')
         if self.content not in CONTENTS: raise ValueError(f'content must be one of {CONTENTS}, got {self.content!r}')
         if self.episodes < 1 or self.steps < 1: raise ValueError('episodes and steps must be at least 1')
-        if self.tower and self.read_steps: raise ValueError('give the vision tower either as a file (tower) or as reader steps (read_steps), not both')
-        if self.read_steps < 0: raise ValueError('read_steps must be 0 (no reader) or more')
+        if self.tower and self.read_steps: raise ValueError('give the vision tower either as a file (tower, --tower) or as title-reader steps (read_steps, --read-steps), not both')
+        if self.read_steps < 0: raise ValueError('read_steps (--read-steps) must be 0 (no title reader) or more')
         if self.tower and not Path(self.tower).is_file():
             raise FileNotFoundError(f'no vision tower at {self.tower}: give a state dict of model.model.visual (torch.save), such as '
                                     'benchmarks/bench_reading_align.py --save writes (NAME.tower.pt), or leave tower out')
@@ -150,18 +150,18 @@ def base_figures(path, cfg: PretrainConfig) -> dict:
 
 # %% ../nbs/08a_pretrain.ipynb #cd459747
 def build_base(cfg: PretrainConfig, progress=print) -> Path:
-    "Build a phone base in `cfg.out_dir` (model/, data/, pretrain.jsonl, BASE.md); returns the model folder."
+    "Build a phone base in `cfg.out_dir` (reader/ with `read_steps`, init/, data/, model/ with its BASE.md, pretrain.jsonl); returns the model folder."
     out = Path(cfg.out_dir); out.mkdir(parents=True, exist_ok=True)
     t0, times = time.time(), {}
     def lap(name): times[name] = round(time.time() - t0 - sum(times.values()), 1); progress(f'[pretrain] {name}: {times[name]:.0f} s')
     tower, reader = cfg.tower, None
     if cfg.read_steps:                                  # the title reader first (08b): its tower starts the base's
-        rc = ReaderConfig(size=cfg.size, max_pixels=cfg.max_pixels, steps=cfg.read_steps, seed=cfg.seed)
-        tower = out / 'reader' / 'tower.pt'
-        if not stamped(out / 'reader', asdict(rc)): train_reader(rc, out / 'reader')
-        reader = read_metrics(out / 'reader' / 'reader.jsonl')[-1]
+        rc, rd = ReaderConfig(size=cfg.size, max_pixels=cfg.max_pixels, steps=cfg.read_steps, exclude=cfg.exclude, seed=cfg.seed), out / 'reader'
+        tower = rd / 'tower.pt'
+        if not (stamped(rd, asdict(rc)) and tower.is_file() and (rd / 'reader.jsonl').is_file()): train_reader(rc, rd)
+        reader = {**read_metrics(rd / 'reader.jsonl')[-1], 'batch_size': rc.batch_size}
         lap('title reader')
-    init, data = out / 'init', out / 'data'             # all three are reused when their stamps match (a rerun with other steps)
+    init, data = out / 'init', out / 'data'             # reader, init and data are reused when their stamps match (a rerun with other steps)
     init_stamp = {'size': cfg.size, 'max_pixels': cfg.max_pixels, 'seed': cfg.seed, 'scan': cfg.scan, 'vocab': vocab_fingerprint(),
                   'tower': tower and f'{zlib.crc32(Path(tower).read_bytes()):08x}'}
     if not stamped(init, init_stamp):
@@ -197,7 +197,7 @@ def _device_name() -> str:
 def reader_line(card: dict) -> str:
     "The card's row on the title reader that started the tower (08b), if one did."
     r = card.get('reader')
-    return '' if not r else (f"| vision tower | from a title reader, {r['step']} steps of 16 feeds: names {r['title']}% of "
+    return '' if not r else (f"| vision tower | from a title reader, {r['step']} steps of {r['batch_size']} feeds: names {r['title']}% of "
                              f"{r['n_titles']} test titles whole (adjective {r['adjective']}%, noun {r['noun']}%) |\n")
 
 def model_card(card: dict) -> str:

@@ -34,8 +34,8 @@ from .stage3 import Stage3Config, train_stage3
 from .threads import use_threads
 
 # %% auto #0
-__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'train_tasks_row', 'evaluate_model', 'answer_tokens',
-           'stage_configs', 'make_split', 'base_path', 'run_quickstart', 'closed_line', 'summary']
+__all__ = ['PRESETS', 'SPLITS', 'QuickstartConfig', 'RunMismatch', 'answer_tokens', 'eval_tokens', 'train_tasks_row',
+           'evaluate_model', 'stage_configs', 'make_split', 'base_path', 'run_quickstart', 'closed_line', 'summary']
 
 # %% ../nbs/13a_quickstart.ipynb #d9f48057
 @dataclass(frozen=True)
@@ -105,6 +105,7 @@ def _state(out: Path, preset: str, cfg: QuickstartConfig) -> dict:
     want = json.loads(json.dumps({'preset': preset, 'config': asdict(cfg)}))   # as saved: tuples become lists
     if f.exists():
         st = json.loads(f.read_text())
+        st['config'] = {**json.loads(json.dumps(asdict(QuickstartConfig()))), **st.get('config', {})}   # settings added since: their defaults
         if {k: st.get(k) for k in want} != want:
             raise RunMismatch(f'{out} holds a quickstart run with other settings (preset {st.get("preset")!r}); '
                               f'pass another --out, or delete the folder to start over')
@@ -122,11 +123,20 @@ def _drop_rows(path: Path, stage: int, after: int = -1):
     atomic_write(path, ''.join(json.dumps(r) + '\n' for r in keep))
 
 # %% ../nbs/13a_quickstart.ipynb #01a7aa54
+def answer_tokens(cfg: QuickstartConfig) -> int:
+    "The longest answer the RL stages sample: 128 tokens (ours run to about 60); 224 when thoughts scan a list's rows (up to about 200 on all eight apps)."
+    return 224 if cfg.scan else 128
+
+def eval_tokens(cfg: QuickstartConfig) -> int:
+    "The longest answer evaluation reads: 160 tokens, or the RL stages' limit where that is longer."
+    return max(160, answer_tokens(cfg))
+
 def train_tasks_row(policy, name: str, cfg: QuickstartConfig) -> dict:
     """The learning figure: online success of `policy` on the training tasks, greedy, on the evaluation's own seeds (never a
     training seed); its `online_interruptions` is the share of pop-ups met whose greedy step closed them (the expert's button), with n and interval."""
     online, _ = online_eval(policy, 'train', max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, world=cfg.world,
-                            n_episodes=cfg.train_online_episodes, seed=7, content=cfg.content, kinds=True)
+                            n_episodes=cfg.train_online_episodes, seed=7, content=cfg.content, kinds=True,
+                            max_new_tokens=eval_tokens(cfg))
     return table_row(name, 'train_tasks', None, online)
 
 def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, traj_dir: Path | None = None) -> list[dict]:
@@ -134,11 +144,11 @@ def evaluate_model(path: Path, name: str, data: dict, cfg: QuickstartConfig, tra
     pol = Policy.load(str(path))
     rows = [train_tasks_row(pol, name, cfg)]
     for split in SPLITS:
-        static, _ = static_eval(pol, read_dataset(data[split]))
+        static, _ = static_eval(pol, read_dataset(data[split]), max_new_tokens=eval_tokens(cfg))
         held = split == 'held_out'
         online, trajs = online_eval(pol, split, max_turns=cfg.max_turns, popup_prob=cfg.popup_prob, max_tasks=cfg.online_tasks,
                                     world=cfg.world if held else None, n_episodes=cfg.held_out_online_episodes if held else None,
-                                    content=cfg.content)
+                                    content=cfg.content, max_new_tokens=eval_tokens(cfg))
         rows.append(table_row(name, split, static, online))
         if traj_dir is not None and split == 'held_out': save_trajectories(trajs[:16], traj_dir)
     return rows
@@ -149,10 +159,6 @@ def _paths(out: Path) -> tuple[dict, dict]:
     data = {s: out / 'data' / s for s in ('train',) + SPLITS}
     models = {'tiny': out / 'models' / 'tiny', 1: out / 'models' / 'stage1', 2: out / 'models' / 'stage2', 3: out / 'models' / 'stage3'}
     return data, models
-
-def answer_tokens(cfg: QuickstartConfig) -> int:
-    "The longest answer the RL stages sample: 128 tokens (ours run to about 60), 160 when thoughts scan a list's rows."
-    return 160 if cfg.scan else 128
 
 def stage_configs(cfg: QuickstartConfig, out: Path) -> dict:
     "The configs of stages 1, 2 and 3 that a quickstart of `cfg` runs in `out`, each starting from the one before."
@@ -197,7 +203,7 @@ def _make_model(cfg: QuickstartConfig, data: dict, models: dict):
         if tmp.exists(): shutil.rmtree(tmp)
         shutil.copytree(src, tmp); tmp.replace(models['tiny'])
         return
-    corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else sim_corpus()
+    corpus = episode_corpus(read_dataset(data['train'])) if cfg.corpus == 'data' else sim_corpus(scan=cfg.scan)
     tiny_qwen_vl(models['tiny'], corpus=corpus, vocab_size=2048 if corpus is None else 800, seed=cfg.seed)
 
 def _train(k: int, c, metrics: Path):
