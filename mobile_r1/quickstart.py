@@ -221,7 +221,10 @@ def run_quickstart(out_dir: str | Path = 'runs/quickstart', preset: str = 'tiny'
     if preset not in PRESETS: raise ValueError(f'preset must be one of {", ".join(PRESETS)}, got {preset!r}')
     cfg, out = cfg or PRESETS[preset], Path(out_dir)
     st = _state(out, preset, cfg)
-    base_path(cfg.base)                    # a missing or unusable base fails here, before any work
+    if (b := base_path(cfg.base)) is not None:   # a missing or unusable base fails here, before any work
+        if (scan := json.loads((b / 'mobile_r1.json').read_text())['base']['config'].get('scan', False)) != cfg.scan:
+            progress(f'note: the base at {b} learned thoughts {"that scan lists" if scan else "without list scans"}, and this run\'s '
+                     f'demonstrations {"scan" if cfg.scan else "do not"}: pass {"--scan" if scan else "no --scan"} to keep them alike')
     use_threads()                          # its share of the free cores, one line on stderr (15a_threads)
     out.mkdir(parents=True, exist_ok=True)
     metrics, (data, models), configs = out / 'metrics.jsonl', _paths(out), stage_configs(cfg, out)

@@ -43,6 +43,7 @@ def test_quickstart_from_base(toy_base, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     st = json.loads((run / 'quickstart.json').read_text())
     assert 'stage 3' in st['done'] and st['config']['scan'] and st['config']['base'] == str(toy_base)
+    assert 'note: the base' not in r.stdout + r.stderr                           # base and demonstrations both scan: nothing to say
     for split in ('train', 'held_out', 'unseen_apps'):
         assert {e.extra['content'] for e in read_dataset(run / 'data' / split)} == {'procedural'}
     assert any('Reading the list: ' in s.thought for e in read_dataset(run / 'data' / 'train') for s in e.steps)
