@@ -150,3 +150,7 @@ def test_readme_reading_probes():
     t, t0 = sb['kinds']['title'], cpu0['kinds']['title']
     assert sb['card']['config']['max_minutes'] == 35 and sb['card']['config']['scan']
     assert f"taps the named title in {t['correct']}% of {t['n']} title steps, not yet beyond the first CPU base's {t0['correct']}%" in text
+    from mobile_r1.metrics import read_metrics
+    rr = read_metrics(A / 'reader' / 'reader.jsonl')
+    at = next(r for r in rr if r['title'] == 100.0)
+    assert f"names all {at['n_titles']} test titles at step {at['step']}, after {at['time_s'] / 60:.1f} minutes" in text
