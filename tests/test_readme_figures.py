@@ -154,3 +154,11 @@ def test_readme_reading_probes():
     rr = read_metrics(A / 'reader' / 'reader.jsonl')
     at = next(r for r in rr if r['title'] == 100.0)
     assert f"names all {at['n_titles']} test titles at step {at['step']}, after {at['time_s'] / 60:.1f} minutes" in text
+    (b2,) = json.loads((A / 'base_scan2' / 'grounding.json').read_text())['bases'].values()
+    f2, k2 = b2['card']['figures']['train'], b2['kinds']
+    q = {n: {r['split']: r for r in json.loads((A / 'base_scan2' / f'quickstart_{n}.json').read_text())['rows']['1']} for n in ('base', 'scratch')}
+    assert (f"({b2['card']['config']['max_minutes']:.0f} minutes, {b2['card']['steps_done']:,} steps) learns the fixed controls ({k2['fixed']['correct']}%) "
+            f"and wins {f2['online_success']:.1f}% [{f2['online_ci'][0]:.1f}, {f2['online_ci'][1]:.1f}] of its own tasks, but taps a named title in "
+            f"only {k2['title']['correct']}% of {k2['title']['n']} title steps") in text
+    assert (f"wins {q['base']['train_tasks']['online_success']:.1f}% of the training tasks against {q['scratch']['train_tasks']['online_success']:.1f}% "
+            f"from random weights (n = {q['base']['train_tasks']['online_episodes']} each)") in text
