@@ -3,8 +3,8 @@
 Mobile-R1 starts from Qwen2.5-VL-3B-Instruct, which its makers pretrained on images and text before Mobile-R1's
 training begins. Our tiny model's vision tower starts from random weights, and trained only through the language
 model's loss it learns little reading in the steps a CPU affords: asked to read the feed's titles, the whole model
-from random weights gets 0.7% of them right after 1,000 steps, and 58.7% with a tower that reads (`08a_pretrain`,
-"The whole model with a tower that reads"). So the base's tower reads first.
+from random weights reads them exactly in 0.7% of its answers after 1,000 steps, and in 58.7% with a tower that reads
+(`08a_pretrain`, "The whole model with a tower that reads"). So the base's tower reads first.
 
 **The reader.** The tiny model's own vision tower (and merger), with two linear heads: one names a title's adjective,
 one its noun (a procedural video title is "adjective noun": 12 × 10). Each title is read from its own row of merged
