@@ -83,6 +83,9 @@ def test_bench_grounding_and_title_probe_smoke(toy_base, tmp_path):
     kinds = g['bases'][str(toy_base)]['kinds']
     assert sum(k['n'] for k in kinds.values()) == g['steps'] and {'fixed', 'terminate'} <= set(kinds)
     assert g['bases'][str(toy_base)]['card']['steps_done'] == 3
+    ta = g['bases'][str(toy_base)]['title_answers']                                # what it writes on the title steps
+    assert ta['n'] == kinds.get('title', {}).get('n', 0) == sum(ta['kinds'].values()) and ta['scans'] <= ta['n']
+    assert ta['top_place_n'] <= ta['n'] and (ta['tap_places'] >= 1) == (ta['n'] > 0)
     curve = g['bases'][str(toy_base)]['loss']                                       # found where build_base writes it
     assert curve and all(e['loss'] > 0 and 1 <= e['step'] <= 3 for e in curve), curve
     cmd = [sys.executable, str(ROOT / 'benchmarks' / 'bench_title_probe.py'), str(toy_base), '--name', 't', '--minutes', '0.02',
