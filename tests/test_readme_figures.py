@@ -162,3 +162,6 @@ def test_readme_reading_probes():
             f"only {k2['title']['correct']}% of {k2['title']['n']} title steps") in text
     assert (f"wins {q['base']['train_tasks']['online_success']:.1f}% of the training tasks against {q['scratch']['train_tasks']['online_success']:.1f}% "
             f"from random weights (n = {q['base']['train_tasks']['online_episodes']} each)") in text
+    t2 = b2['title_answers']
+    assert t2['scans_repeating_a_row'] == t2['n'] == t2['top_place_n'] == 59 and t2['tap_places'] == 1
+    assert "(its thoughts write the list from the instruction, and all its taps go to one place)" in text
