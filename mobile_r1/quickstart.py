@@ -70,7 +70,7 @@ class QuickstartConfig:
     seed: int = 0                    # seeds the data, the tiny model and every stage (evaluation episodes keep their own seeds)
     content: str = 'fixed'           # SimPhone's titles: 'fixed', or 'procedural' (drawn per episode, so reading pays: 03h_sim_content)
     base: str = 'scratch'            # stage 1 starts from: 'scratch' (random weights), 'shipped' (the package's phone base) or a base folder
-    scan: bool = False               # the expert's thoughts read a list's rows down to the one it taps (03f); answers may run to 160 tokens
+    scan: bool = False               # the expert's thoughts read a list's rows down to the one it taps (03f); answers may run longer: `answer_tokens`
 
 PRESETS = {
     'tiny': QuickstartConfig(world=('Video/like_video',), train_episodes=240, data_popup_prob=0.03, corpus='data', stage1_steps=600,
