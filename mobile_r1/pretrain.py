@@ -37,7 +37,7 @@ from .sim.content import CONTENTS, kind_of
 from .sim.tasks import TEMPLATES, in_world, task_list
 from .sim.generate import GenConfig, generate_dataset, sim_corpus
 from .stage1 import Stage1Config, train_stage1
-from .reader import ReaderConfig, train_reader
+from .reader import KEPT_OUT, ReaderConfig, train_reader
 
 # %% auto #0
 __all__ = ['SHIPPED_BASE', 'BASE_FILES', 'PretrainConfig', 'pretrain_tasks', 'vocab_fingerprint', 'data_stamp', 'stamped',
@@ -51,7 +51,7 @@ SHIPPED_BASE = Path(mobile_r1.__file__).parent / 'bases' / 'tiny'   # the base t
 class PretrainConfig:
     "A phone base: the tiny Qwen2.5-VL trained on SimPhone expert trajectories outside a kept-out world."
     out_dir: str = 'runs/base'                 # where the base (and its data, metrics and card) is written
-    exclude: tuple = ('Video/like_video',)     # worlds never trained on: the default quickstart's training world
+    exclude: tuple = KEPT_OUT                  # worlds never trained on: the default quickstart's training world
     content: str = 'procedural'                # SimPhone's titles: drawn per episode, so reading pays
     size: str = 'tiny'                         # a key of policy.TINY_SIZES
     max_pixels: int = TINY_MAX_PIXELS          # image budget: 360 × 640 → 224 × 392 (112 image tokens)
@@ -79,7 +79,7 @@ class PretrainConfig:
                                     'benchmarks/bench_reading_align.py --save writes (NAME.tower.pt), or leave tower out')
 
 # %% ../nbs/08a_pretrain.ipynb #ba292e93
-def pretrain_tasks(exclude: Sequence[str] = ('Video/like_video',), content: str = 'procedural') -> list:
+def pretrain_tasks(exclude: Sequence[str] = KEPT_OUT, content: str = 'procedural') -> list:
     "The tasks a base learns from: every training task of level 0 outside the worlds `exclude` names."
     return [t for t in task_list('train', content=content) if not (exclude and in_world(t, exclude))]
 

@@ -41,20 +41,21 @@ from .sim.phone import SimPhone, scene
 from .sim.tasks import in_world, task_list
 
 # %% auto #0
-__all__ = ['TITLE_DY', 'ADJ', 'NOUN', 'TEST_SEED', 'feed_tasks', 'feed_stream', 'feed_screens', 'title_labels', 'TitleReader',
-           'ReaderConfig', 'reader_score', 'train_reader']
+__all__ = ['KEPT_OUT', 'TITLE_DY', 'ADJ', 'NOUN', 'TEST_SEED', 'feed_tasks', 'feed_stream', 'feed_screens', 'title_labels',
+           'TitleReader', 'ReaderConfig', 'reader_score', 'train_reader']
 
 # %% ../nbs/08b_reader.ipynb #1fa9a8d7
+KEPT_OUT = ('Video/like_video',)              # the worlds a base keeps out by default: the quickstart's training world
 TITLE_DY = 22                                   # a feed row's title: its middle this far under the row's top (sim.render)
 ADJ, NOUN = tuple(ADJECTIVES), tuple(NOUNS['videos'])   # a video title's two words: "adjective noun"
 
-def feed_tasks(exclude: Sequence[str] = ('Video/like_video',)) -> list:
+def feed_tasks(exclude: Sequence[str] = KEPT_OUT) -> list:
     "The training tasks of the Video app outside the worlds `exclude` names: each opens on the video feed."
     tasks = [t for t in task_list('train', content='procedural') if in_world(t, ('Video',)) and not in_world(t, exclude)]
     if not tasks: raise ValueError(f'exclude {list(exclude)} leaves no Video task whose feed the reader could read: keep one Video template in')
     return tasks
 
-def feed_stream(seed: int, exclude: Sequence[str] = ('Video/like_video',)) -> Iterator[tuple]:
+def feed_stream(seed: int, exclude: Sequence[str] = KEPT_OUT) -> Iterator[tuple]:
     "Video feeds of fresh procedural episodes of `feed_tasks(exclude)`, episode seeds `seed`, `seed` + 1, …: (screenshot, [(title, box), ...] top down)."
     tasks, phone, s = feed_tasks(exclude), SimPhone(), seed
     while True:
@@ -65,7 +66,7 @@ def feed_stream(seed: int, exclude: Sequence[str] = ('Video/like_video',)) -> It
         if rows: yield obs['screenshot'].convert('RGB'), rows                   # else a pop-up covers it: the next episode
         s += 1
 
-def feed_screens(n: int, seed: int, exclude: Sequence[str] = ('Video/like_video',)) -> list[tuple]:
+def feed_screens(n: int, seed: int, exclude: Sequence[str] = KEPT_OUT) -> list[tuple]:
     "The first `n` feeds of `feed_stream(seed, exclude)`."
     return list(islice(feed_stream(seed, exclude), n))
 
@@ -106,7 +107,7 @@ class ReaderConfig:
     lr: float = 1e-3                            # AdamW, 50 steps of warm-up, then constant
     eval_every: int = 100
     test_screens: int = 64                      # test feeds (seven titles each)
-    exclude: tuple = ('Video/like_video',)      # worlds whose feeds it never reads: the base's kept-out worlds
+    exclude: tuple = KEPT_OUT                   # worlds whose feeds it never reads: the base's kept-out worlds
     seed: int = 0
 
     def __post_init__(self):
