@@ -29,8 +29,8 @@ from fastcore.imports import in_ipython
 
 # %% auto #0
 __all__ = ['PRETRAIN_ARGS', 'cmd_quickstart', 'config_overrides', 'cmd_train', 'cmd_eval', 'serve_folder', 'cmd_view',
-           'cmd_data_stats', 'cmd_fake_adb', 'cmd_serve_env', 'cmd_course', 'cmd_pretrain', 'cmd_headroom',
-           'build_parser', 'main']
+           'cmd_data_stats', 'cmd_fake_adb', 'cmd_serve_env', 'cmd_course', 'pretrain_config', 'cmd_pretrain',
+           'cmd_headroom', 'build_parser', 'main']
 
 # %% ../nbs/13_cli.ipynb #2cf32ff4
 def cmd_quickstart(args) -> int:
@@ -331,18 +331,24 @@ def _add_course(sub):
     c.set_defaults(func=cmd_course)
 
 # %% ../nbs/13_cli.ipynb #466b93d7
-PRETRAIN_ARGS = {'out': 'out_dir', 'exclude': 'exclude', 'size': 'size', 'max_pixels': 'max_pixels', 'episodes': 'episodes',
-                 'steps': 'steps', 'batch_size': 'batch_size', 'lr': 'lr', 'max_minutes': 'max_minutes', 'workers': 'workers',
-                 'eval_episodes': 'eval_episodes', 'seed': 'seed', 'scan': 'scan', 'tower': 'tower', 'read_steps': 'read_steps'}   # flag -> PretrainConfig field
+PRETRAIN_ARGS = {'out': 'out_dir', 'exclude': 'exclude', 'content': 'content', 'size': 'size', 'max_pixels': 'max_pixels',
+                 'episodes': 'episodes', 'steps': 'steps', 'batch_size': 'batch_size', 'lr': 'lr', 'popup_prob': 'popup_prob',
+                 'max_minutes': 'max_minutes', 'stop_step': 'stop_step', 'workers': 'workers', 'eval_episodes': 'eval_episodes',
+                 'seed': 'seed', 'scan': 'scan', 'tower': 'tower', 'read_steps': 'read_steps'}   # flag -> PretrainConfig field
+
+def pretrain_config(args):
+    "The PretrainConfig that `mobile-r1 pretrain`'s parsed `args` name (PretrainConfig's defaults for the flags not given)."
+    from mobile_r1.pretrain import PretrainConfig
+    given = {f: getattr(args, a) for a, f in PRETRAIN_ARGS.items() if getattr(args, a) is not None}
+    return PretrainConfig(**{**given, **({'exclude': tuple(given['exclude'])} if 'exclude' in given else {})})
 
 def cmd_pretrain(args) -> int:
-    "Build a phone base (08a_pretrain) and print its card."
-    from mobile_r1.pretrain import PretrainConfig, build_base
-    given = {f: getattr(args, a) for a, f in PRETRAIN_ARGS.items() if getattr(args, a) is not None}
-    cfg = PretrainConfig(**{**given, **({'exclude': tuple(given['exclude'])} if 'exclude' in given else {})})
-    model = build_base(cfg)
+    "Build a phone base (08a_pretrain), print its card, and with --ship make it the package's base."
+    from mobile_r1.pretrain import SHIPPED_BASE, build_base, ship_base
+    model = build_base(pretrain_config(args))
     print((model / 'BASE.md').read_text())
-    print(f'base written to {model}; to ship it, copy that folder to mobile_r1/bases/tiny')
+    if args.ship: print(f'base written to {model} and shipped: {ship_base(model)} (the quickstart takes it with --base shipped)')
+    else: print(f'base written to {model}; to ship it as {SHIPPED_BASE}, run the same command with --ship')
     return 0
 
 def _add_pretrain(sub):
@@ -354,6 +360,7 @@ def _add_pretrain(sub):
                                    'nbs/08a_pretrain.ipynb states the recipe.')
     p.add_argument('--out', help='output folder (default: runs/base)')
     p.add_argument('--exclude', nargs='*', help="worlds never trained on (default: the quickstart's, Video/like_video)")
+    p.add_argument('--content', choices=['fixed', 'procedural'], help="SimPhone's titles (default: procedural)")
     p.add_argument('--size', help='model size, a key of mobile_r1.policy.TINY_SIZES (default: tiny)')
     p.add_argument('--scan', action='store_true', default=None,
                    help="the expert's thoughts read a list's rows down to the one it taps (nbs/03f_sim_expert.ipynb)")
@@ -363,9 +370,14 @@ def _add_pretrain(sub):
                    'from it (nbs/08b_reader.ipynb: 500 name every test title); one command builds the whole base')
     for name, typ, what in (('max_pixels', int, 'image budget in pixels'), ('episodes', int, 'expert trajectories'),
                             ('steps', int, 'optimiser steps'), ('batch_size', int, 'samples per step'), ('lr', float, 'peak learning rate'),
-                            ('max_minutes', float, 'wall-time budget of the training loop'), ('workers', int, 'processes generating data (on a GPU, also reading screenshots)'),
+                            ('popup_prob', float, 'pop-ups on the phones the trajectories are recorded on'),
+                            ('max_minutes', float, 'wall-time budget of the training loop'),
+                            ('stop_step', int, 'stop after this many steps, the schedule of --steps kept (a short rerun that retraces a base)'),
+                            ('workers', int, 'processes generating data (on a GPU, also reading screenshots)'),
                             ('eval_episodes', int, 'online episodes per figure on the card'), ('seed', int, 'seed')):
         p.add_argument('--' + name.replace('_', '-'), type=typ, help=what)
+    p.add_argument('--ship', action='store_true', help='then copy the base into the package (mobile_r1/bases/tiny), '
+                   'where the quickstart finds it with --base shipped')
     _add_threads(p)
     p.set_defaults(func=cmd_pretrain)
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 import json, multiprocessing, re, time, zlib
 import torch
 import mobile_r1
-from dataclasses import dataclass, asdict, replace
+import shutil
+from dataclasses import dataclass, asdict, fields, replace
 from pathlib import Path
 from typing import Sequence
 from .data import TINY_MAX_PIXELS, PromptConfig, atomic_dir, atomic_write, read_dataset, write_dataset
@@ -40,9 +41,10 @@ from .stage1 import Stage1Config, train_stage1
 from .reader import KEPT_OUT, ReaderConfig, train_reader
 
 # %% auto #0
-__all__ = ['SHIPPED_BASE', 'BASE_FILES', 'PretrainConfig', 'pretrain_tasks', 'vocab_fingerprint', 'data_stamp', 'stamped',
-           'pretrain_data', 'load_tower', 'base_corpus', 'base_figures', 'build_base', 'reader_line', 'model_card',
-           'check_base', 'step_kind', 'grounding_by_kind']
+__all__ = ['SHIPPED_BASE', 'BASE_FILES', 'SHIP_LIMIT_MB', 'SHIP_DOCS', 'PretrainConfig', 'pretrain_command', 'pretrain_tasks',
+           'vocab_fingerprint', 'data_stamp', 'stamped', 'pretrain_data', 'load_tower', 'base_corpus', 'base_figures',
+           'build_base', 'reader_line', 'command_line', 'model_card', 'check_base', 'ship_base', 'retrace_base',
+           'step_kind', 'grounding_by_kind']
 
 # %% ../nbs/08a_pretrain.ipynb #a73a379d
 SHIPPED_BASE = Path(mobile_r1.__file__).parent / 'bases' / 'tiny'   # the base that ships with the package
@@ -64,6 +66,7 @@ class PretrainConfig:
     tower: str | None = None                   # start the vision tower and merger from this state dict (None: random weights)
     read_steps: int = 0                        # first train a title reader this long and start the tower from it (08b; 0: none)
     max_minutes: float | None = None           # wall-time budget of the training loop (None: all `steps`)
+    stop_step: int | None = None               # stop after this many steps, `steps`' schedule kept: a short rerun retraces a base's start
     workers: int = 1                           # processes generating trajectories (and, on a GPU, reading screenshots)
     eval_episodes: int = 64                    # online episodes per figure on the card
     seed: int = 0
@@ -74,9 +77,22 @@ class PretrainConfig:
         if self.episodes < 1 or self.steps < 1: raise ValueError('episodes and steps must be at least 1')
         if self.tower and self.read_steps: raise ValueError('give the vision tower either as a file (tower, --tower) or as title-reader steps (read_steps, --read-steps), not both')
         if self.read_steps < 0: raise ValueError('read_steps (--read-steps) must be 0 (no title reader) or more')
+        if self.stop_step is not None and not 1 <= self.stop_step <= self.steps:
+            raise ValueError(f'stop_step (--stop-step) must be between 1 and steps ({self.steps}), got {self.stop_step}')
         if self.tower and not Path(self.tower).is_file():
             raise FileNotFoundError(f'no vision tower at {self.tower}: give a state dict of model.model.visual (torch.save), such as '
                                     'benchmarks/bench_reading_align.py --save writes (NAME.tower.pt), or leave tower out')
+
+# %% ../nbs/08a_pretrain.ipynb #b0dcfdfd
+def pretrain_command(cfg: PretrainConfig) -> str:
+    "The `mobile-r1 pretrain` command line that builds `cfg`'s base: the settings that differ from the defaults (a short rerun's `stop_step` left out)."
+    flags, default = [], PretrainConfig()
+    for f in fields(cfg):
+        v = getattr(cfg, f.name)
+        if f.name == 'stop_step' or v == getattr(default, f.name): continue
+        flag = '--out' if f.name == 'out_dir' else '--' + f.name.replace('_', '-')
+        flags.append(flag if isinstance(v, bool) else ' '.join([flag, *map(str, v)]) if isinstance(v, tuple) else f'{flag} {v}')
+    return ' '.join(['mobile-r1 pretrain', *flags])
 
 # %% ../nbs/08a_pretrain.ipynb #ba292e93
 def pretrain_tasks(exclude: Sequence[str] = KEPT_OUT, content: str = 'procedural') -> list:
@@ -175,6 +191,7 @@ def build_base(cfg: PretrainConfig, progress=print) -> Path:
     if metrics.exists(): metrics.unlink()
     s1 = Stage1Config(base=str(init), data=str(data), out_dir=str(out / 'model'), max_steps=cfg.steps, batch_size=cfg.batch_size,
                       lr=cfg.lr, seed=cfg.seed, logging_steps=max(1, min(50, cfg.steps // 20)), max_minutes=cfg.max_minutes,
+                      stop_step=cfg.stop_step,
                       loader_workers=cfg.workers if torch.cuda.is_available() else 0,
                       prompt=PromptConfig(max_pixels=cfg.max_pixels))
     model = train_stage1(s1, MetricsLog(metrics, stage=0)); lap('training')
@@ -182,7 +199,7 @@ def build_base(cfg: PretrainConfig, progress=print) -> Path:
     info = json.loads((model / 'mobile_r1.json').read_text())
     rows = [r for r in read_metrics(metrics) if r.get('loss') is not None]
     card = {'config': asdict(cfg), 'vocab': vocab_fingerprint(), 'steps_done': info.get('steps'), 'train_samples': info.get('train_samples'),
-            'tasks': len(pretrain_tasks(cfg.exclude, cfg.content)), 'first_loss': rows[0]['loss'] if rows else None,
+            'tasks': len(pretrain_tasks(cfg.exclude, cfg.content)), 'command': pretrain_command(cfg), 'first_loss': rows[0]['loss'] if rows else None,
             'last_loss': rows[-1]['loss'] if rows else None, 'wall_s': times, 'figures': figures, 'reader': reader,
             'device': _device_name()}
     atomic_write(model / 'mobile_r1.json', json.dumps({**info, 'base': card}, indent=1))
@@ -199,6 +216,10 @@ def reader_line(card: dict) -> str:
     r = card.get('reader')
     return '' if not r else (f"| vision tower | from a title reader, {r['step']} steps of {r['batch_size']} feeds: names {r['title']}% of "
                              f"{r['n_titles']} test titles whole (adjective {r['adjective']}%, noun {r['noun']}%) |\n")
+
+def command_line(card: dict) -> str:
+    "The card's row with the command that built the base (cards written before bases recorded it have none)."
+    return f"| built by | `{card['command']}` |\n" if card.get('command') else ''
 
 def model_card(card: dict) -> str:
     "The base's card in Markdown: what it was trained on, how long, and what it reaches."
@@ -218,7 +239,7 @@ Qwen2.5-VL the paper starts from; the recipe is ours.
 | loss | {card['first_loss']} → {card['last_loss']} |
 | wall time | {sum(card['wall_s'].values()):.0f} s on {card['device']} ({', '.join(f'{k} {v:.0f} s' for k, v in card['wall_s'].items())}) |
 | vocabulary | {card['vocab']} (`mobile_r1.pretrain.vocab_fingerprint()`) |
-| online success, pretraining tasks | {fig('train')} |
+{command_line(card)}| online success, pretraining tasks | {fig('train')} |
 | online success, held-out titles | {fig('held_out')} |
 
 Online success: greedy, fresh seeds, pop-ups {c['popup_prob']}, at most 12 turns, 95% Wilson interval.
@@ -230,6 +251,7 @@ BASE_FILES = ('config.json', 'model.safetensors', 'tokenizer.json', 'mobile_r1.j
 def check_base(path) -> dict:
     "The card of the phone base at `path`; a clear error when it is missing, incomplete, corrupt, or built for another vocabulary."
     p, fix = Path(path), 'rebuild it with `mobile-r1 pretrain`, or start from random weights with --base scratch'
+    if p == SHIPPED_BASE: fix = f'the package\'s own base; rebuild it with the command on its card (`mobile-r1 pretrain ... --ship`, {SHIP_DOCS}), or start from random weights with --base scratch'
     if not p.is_dir(): raise FileNotFoundError(f'no phone base at {p}: {fix}')
     missing = [f for f in BASE_FILES if not (p / f).is_file()]
     if missing: raise FileNotFoundError(f'{p} is not a complete phone base (missing {", ".join(missing)}): {fix}')
@@ -242,6 +264,36 @@ def check_base(path) -> dict:
         with safe_open(str(p / 'model.safetensors'), 'pt') as fh: fh.keys()
     except Exception as e: raise ValueError(f'{p}/model.safetensors cannot be read ({type(e).__name__}): {fix}') from None
     return card
+
+# %% ../nbs/08a_pretrain.ipynb #6491f92a
+SHIP_LIMIT_MB = 25                                   # a shipped base stays this small: it travels inside the package
+SHIP_DOCS = 'nbs/08a_pretrain.ipynb, "Shipping a base"'
+
+def _curve(path: Path) -> Path:
+    "A base's loss curve: inside a shipped base, beside the model folder of a built one."
+    return path / 'pretrain.jsonl' if (path / 'pretrain.jsonl').is_file() else path.parent / 'pretrain.jsonl'
+
+def ship_base(model, dest=SHIPPED_BASE) -> Path:
+    "Copy the base at `model` (checked), its card and its loss curve to `dest` (the package's base), replacing what was there, atomically."
+    model = Path(model); check_base(model)
+    files = [f for f in model.iterdir() if f.is_file()]
+    mb = sum(f.stat().st_size for f in files) / 2**20
+    if mb > SHIP_LIMIT_MB: raise ValueError(f'{model} holds {mb:.1f} MB; a shipped base stays under {SHIP_LIMIT_MB} MB: build a smaller --size')
+    with atomic_dir(dest) as tmp:
+        for f in files: shutil.copy2(f, tmp / f.name)
+        if _curve(model).is_file(): shutil.copy2(_curve(model), tmp / 'pretrain.jsonl')
+    return Path(dest)
+
+def retrace_base(path, out, stop_step: int = 100) -> dict:
+    """Build the base at `path` again from its card's settings into `out`, stopped after `stop_step` steps (the schedule of all
+    its steps kept): the card's and the rerun's data size and logged losses, side by side."""
+    path = Path(path); card = check_base(path)
+    cfg = PretrainConfig(**{**card['config'], 'exclude': tuple(card['config']['exclude']), 'out_dir': str(out), 'stop_step': stop_step, 'eval_episodes': 1})
+    again = json.loads((build_base(cfg, progress=lambda m: None) / 'mobile_r1.json').read_text())['base']
+    losses = lambda f: {r['step']: r['loss'] for r in read_metrics(f) if r.get('loss') is not None}
+    card_losses = losses(_curve(path))
+    return {'train_samples': (card['train_samples'], again['train_samples']), 'tasks': (card['tasks'], again['tasks']),
+            'loss': {s: (card_losses.get(s), l) for s, l in losses(Path(out) / 'pretrain.jsonl').items()}}
 
 # %% ../nbs/08a_pretrain.ipynb #187cf86d
 def step_kind(step) -> str:

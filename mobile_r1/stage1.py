@@ -31,7 +31,8 @@ from .threads import use_threads
 from .precision import check_precision
 
 # %% auto #0
-__all__ = ['Stage1Config', 'read_screens', 'sft_dataset', 'sft_args', 'TimeLimit', 'train_stage1', 'format_compliance']
+__all__ = ['Stage1Config', 'read_screens', 'sft_dataset', 'sft_args', 'TimeLimit', 'StepLimit', 'train_stage1',
+           'format_compliance']
 
 # %% ../nbs/08_stage1_sft.ipynb #df28fdc9
 @dataclass
@@ -54,6 +55,7 @@ class Stage1Config:
     seed: int = 0
     logging_steps: int = 10
     max_minutes: float | None = None       # stop after this much wall time, schedule unfinished (the steps done are saved and recorded)
+    stop_step: int | None = None           # stop after this many optimiser steps, schedule unfinished (a short rerun retraces a long run's start)
     loader_workers: int = 0                # processes reading screenshots beside the trainer (0: on CPU the cores train)
     prompt: PromptConfig = field(default_factory=PromptConfig)   # image budget and history layout
 
@@ -95,6 +97,12 @@ class TimeLimit(TrainerCallback):
     def on_step_end(self, args, state, control, **kw):
         if time.time() - self.t0 > 60 * self.minutes: control.should_training_stop = True
 
+class StepLimit(TrainerCallback):
+    "Stop training after optimiser step `step`, the learning-rate schedule left as `max_steps` set it."
+    def __init__(self, step: int): self.step = step
+    def on_step_end(self, args, state, control, **kw):
+        if state.global_step >= self.step: control.should_training_stop = True
+
 def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
     "Finetune `cfg.base` on the golden steps in `cfg.data`; returns the saved model folder."
     out = Path(cfg.out_dir)
@@ -105,7 +113,8 @@ def train_stage1(cfg: Stage1Config, log: MetricsLog | None = None) -> Path:
     model, proc = load_policy(PolicyConfig(model=cfg.base, freeze_vision=cfg.freeze_vision, lora=cfg.lora, dtype=cfg.dtype,
                                            min_pixels=cfg.prompt.min_pixels, max_pixels=cfg.prompt.max_pixels))
     trainer = quiet(SFTTrainer(model=model, args=sft_args(cfg, out), train_dataset=ds, processing_class=proc,
-                         callbacks=[MetricsCallback(log)] * bool(log) + [TimeLimit(cfg.max_minutes)] * bool(cfg.max_minutes)))
+                         callbacks=[MetricsCallback(log)] * bool(log) + [TimeLimit(cfg.max_minutes)] * bool(cfg.max_minutes)
+                                   + [StepLimit(cfg.stop_step)] * bool(cfg.stop_step)))
     trainer.train()
     model = trainer.model.merge_and_unload() if cfg.lora else trainer.model
     if trainer.accelerator.is_main_process:                 # on N processes, process 0 saves (the weights are the same)

@@ -106,3 +106,17 @@ def test_pretrain_tower_flag(tmp_path):
     r = subprocess.run([sys.executable, '-m', 'mobile_r1', 'pretrain', '--out', str(tmp_path / 'b'), '--read-steps', '10', '--tower', __file__],
                        capture_output=True, text=True, env=ENV, timeout=300)
     assert r.returncode == 2 and 'not both' in r.stderr and 'Traceback' not in r.stderr and not (tmp_path / 'b').exists(), r.stderr[-2000:]
+
+
+def test_pretrain_command_round_trip():
+    "The command a base's card records parses back to the config that built it: every PretrainConfig setting has its flag."
+    import shlex
+    from dataclasses import fields
+    from mobile_r1.cli import PRETRAIN_ARGS, build_parser, pretrain_config
+    from mobile_r1.pretrain import PretrainConfig, pretrain_command
+    assert set(PRETRAIN_ARGS.values()) == {f.name for f in fields(PretrainConfig)}
+    cfg = PretrainConfig(out_dir='runs/b', exclude=('Video', 'Shop/buy'), content='fixed', size='small', max_pixels=50000,
+                         episodes=7, steps=9, batch_size=3, lr=1e-3, popup_prob=0.2, scan=True, read_steps=4, max_minutes=2.5,
+                         workers=2, eval_episodes=3, seed=1)
+    for c in (cfg, PretrainConfig(), PretrainConfig(exclude=())):
+        assert pretrain_config(build_parser().parse_args(shlex.split(pretrain_command(c))[1:])) == c, pretrain_command(c)
