@@ -38,7 +38,7 @@ def cmd_quickstart(args) -> int:
     from mobile_r1.quickstart import RunMismatch, run_quickstart, summary
     from dataclasses import replace as _with
     from mobile_r1.quickstart import PRESETS
-    given = {k: v for k, v in (('base', args.base), ('content', args.content), ('scan', args.scan)) if v is not None}
+    given = {k: v for k, v in (('base', args.base), ('content', args.content), ('scan', args.scan), ('seed', args.seed)) if v is not None}
     cfg = _with(PRESETS[args.preset], **given) if given else None
     try: st = run_quickstart(args.out, args.preset, cfg=cfg)
     except RunMismatch as e: print(f'mobile-r1 quickstart: {e}', file=sys.stderr); return 2
@@ -200,6 +200,8 @@ def _add_quickstart(sub):
                    help="'tiny': the CPU quickstart, about seven minutes; 'busy': built for stage 3 (phones that interrupt "
                         "often, pop-ups at 0.5; stage 2 on recorded steps as in the paper; 40 stage-3 iterations), about eighteen "
                         "minutes; 'popups': where RL has something to teach (demonstrations with pop-ups at 0.1, stage 1 to its plateau, 8 on-policy stage-2 rounds), about 25 minutes; 'full': stage 1 about 3x longer, about half an hour; 'course': the small run the tutorials share, about four minutes; 'smoke': seconds, checks the plumbing only")
+    q.add_argument('--seed', type=int, default=None, help='seeds the data, the tiny model and every stage (default 0; '
+                   'evaluation episodes keep their own seeds, so seeds compare on the same episodes)')
     _add_threads(q)
     q.set_defaults(func=cmd_quickstart)
 

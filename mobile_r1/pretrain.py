@@ -280,8 +280,8 @@ def ship_base(model, dest=SHIPPED_BASE) -> Path:
     mb = sum(f.stat().st_size for f in files) / 2**20
     if mb > SHIP_LIMIT_MB: raise ValueError(f'{model} holds {mb:.1f} MB; a shipped base stays under {SHIP_LIMIT_MB} MB: build a smaller --size')
     with atomic_dir(dest) as tmp:
-        for f in files: shutil.copy2(f, tmp / f.name)
-        if _curve(model).is_file(): shutil.copy2(_curve(model), tmp / 'pretrain.jsonl')
+        for f in files: shutil.copyfile(f, tmp / f.name)                 # the umask's permissions: an installed package is read by all
+        if _curve(model).is_file(): shutil.copyfile(_curve(model), tmp / 'pretrain.jsonl')
     return Path(dest)
 
 def retrace_base(path, out, stop_step: int = 100) -> dict:

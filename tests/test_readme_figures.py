@@ -165,3 +165,25 @@ def test_readme_reading_probes():
     t2 = b2['title_answers']
     assert t2['scans_repeating_a_row'] == t2['n'] == t2['top_place_n'] == 59 and t2['tap_places'] == 1
     assert "(its thoughts write the list from the instruction, and all its taps go to one place)" in text
+
+
+def test_the_shipped_base_paragraph_quotes_its_assets():
+    from mobile_r1.pretrain import SHIPPED_BASE, check_base
+    p = paragraph('**A base ships, and stage 1 from it is better on average, not yet on every seed.**')
+    card = check_base(SHIPPED_BASE)
+    c = card['config']
+    assert f"{card['steps_done']:,} steps of {c['batch_size']} on {c['episodes']:,} expert trajectories ({card['train_samples']:,} steps) of the {card['tasks']:,} training tasks" in p
+    assert f"{sum(card['wall_s'].values()) / 60:.0f} minutes on 2 CPU cores" in p and card['device'] == 'CPU, 2 cores'
+    assert f"(`{card['command']} --ship`" in p
+    mb = sum(f.stat().st_size for f in SHIPPED_BASE.iterdir()) / 2**20
+    assert f"`mobile_r1/bases/tiny` ({mb:.1f} MB," in p
+    qs = {(k, s): json.loads((ASSETS / 'shipped_base' / f'{k}_s{s}.json').read_text()) for k in ('base', 'scratch') for s in (0, 1, 2)}
+    s1 = {k: [next(r for r in qs[k, s]['rows']['1'] if r['split'] == 'train_tasks') for s in (0, 1, 2)] for k in ('base', 'scratch')}
+    assert all(r['online_episodes'] == 128 for rs in s1.values() for r in rs)
+    b, z = ([f"{r['online_success']:.1f}" for r in s1[k]] for k in ('base', 'scratch'))
+    assert f"won {b[0]}, {b[1]} and {b[2]}% of 128 training-task episodes, against {z[0]}, {z[1]} and {z[2]}% from random weights" in p
+    fmt = sorted(qs['base', s]['format_compliance_stage1'] for s in (0, 1, 2))
+    assert f"({fmt[0]:.1f} to {fmt[-1]:.0f}%)" in p
+    assert all(r['online_success'] == 0.0 and r['online_episodes'] == 64 for q in qs.values() for r in q['rows']['1'] if r['split'] == 'held_out')
+    assert '14:26.31' in (ASSETS / 'shipped_base' / 'time_base_s2.txt').read_text() and 'took 14 min 26 s on 2 cores' in p
+    assert '12:13.26' in (ASSETS / 'shipped_base' / 'time_scratch_s0.txt').read_text() and 'against 12 min 13 s from random weights (seed 0)' in p
