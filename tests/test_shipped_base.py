@@ -23,7 +23,7 @@ def test_shipped_base_retraces(tmp_path):
     assert r['train_samples'][0] == r['train_samples'][1] and r['tasks'][0] == r['tasks'][1], r
     assert list(r['loss']) == [50], r                                    # logged every 50 steps, as the long run was
     (card, again), = r['loss'].values()
-    assert abs(again - card) <= 0.01 * card, r                           # float sums may differ with the thread count
+    assert abs(again - card) <= 0.03 * card, r                           # float sums differ with the thread count and the CPU
 
 
 def test_quickstart_from_shipped_base(tmp_path):
