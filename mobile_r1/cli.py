@@ -342,7 +342,7 @@ def pretrain_config(args):
     "The PretrainConfig that `mobile-r1 pretrain`'s parsed `args` name (PretrainConfig's defaults for the flags not given)."
     from mobile_r1.pretrain import PretrainConfig
     given = {f: getattr(args, a) for a, f in PRETRAIN_ARGS.items() if getattr(args, a) is not None}
-    return PretrainConfig(**{**given, **({'exclude': tuple(given['exclude'])} if 'exclude' in given else {})})
+    return PretrainConfig(**given)
 
 def cmd_pretrain(args) -> int:
     "Build a phone base (08a_pretrain), print its card, and with --ship make it the package's base."

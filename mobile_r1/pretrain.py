@@ -21,10 +21,9 @@ start from random weights (`--base scratch`). Below, what one base measured."""
 
 # %% ../nbs/08a_pretrain.ipynb #32bf7f9c
 from __future__ import annotations
-import json, multiprocessing, re, time, zlib
+import json, multiprocessing, re, shutil, time, zlib
 import torch
 import mobile_r1
-import shutil
 from dataclasses import dataclass, asdict, fields, replace
 from pathlib import Path
 from typing import Sequence
@@ -72,6 +71,7 @@ class PretrainConfig:
     seed: int = 0
 
     def __post_init__(self):
+        self.exclude = tuple(self.exclude)         # from a CLI list or a card's JSON list alike
         if self.size not in TINY_SIZES: raise ValueError(f'size must be one of {", ".join(TINY_SIZES)}, got {self.size!r}')
         if self.content not in CONTENTS: raise ValueError(f'content must be one of {CONTENTS}, got {self.content!r}')
         if self.episodes < 1 or self.steps < 1: raise ValueError('episodes and steps must be at least 1')
@@ -288,7 +288,7 @@ def retrace_base(path, out, stop_step: int = 100) -> dict:
     """Build the base at `path` again from its card's settings into `out`, stopped after `stop_step` steps (the schedule of all
     its steps kept): the card's and the rerun's data size and logged losses, side by side."""
     path = Path(path); card = check_base(path)
-    cfg = PretrainConfig(**{**card['config'], 'exclude': tuple(card['config']['exclude']), 'out_dir': str(out), 'stop_step': stop_step, 'eval_episodes': 1})
+    cfg = PretrainConfig(**{**card['config'], 'out_dir': str(out), 'stop_step': stop_step, 'eval_episodes': 1})
     again = json.loads((build_base(cfg, progress=lambda m: None) / 'mobile_r1.json').read_text())['base']
     losses = lambda f: {r['step']: r['loss'] for r in read_metrics(f) if r.get('loss') is not None}
     card_losses = losses(_curve(path))
